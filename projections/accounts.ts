@@ -1,0 +1,82 @@
+import type {
+  EnvironmentCreated, OrganizationCreated, PersonalApiKeyCreated, PersonalApiKeyRevoked, ProjectCreated, UserCreated,
+} from '../src/accounts/events.js'
+import type { JsonObject } from '../src/eventlog/port.js'
+import { asDomainEvent, documentProjector } from './projector.js'
+
+export const organizations = documentProjector<JsonObject>({
+  name: 'organizations',
+  version: 1,
+  collection: 'organizations',
+  handles: ['OrganizationCreated'],
+  idOf: (event) => asDomainEvent<OrganizationCreated>(event).data.organizationId,
+  evolve: (_doc, event) => {
+    const { data } = asDomainEvent<OrganizationCreated>(event)
+    return { id: data.organizationId, name: data.name, created_at: data.at }
+  },
+})
+
+export const users = documentProjector<JsonObject>({
+  name: 'users',
+  version: 1,
+  collection: 'users',
+  handles: ['UserCreated'],
+  idOf: (event) => asDomainEvent<UserCreated>(event).data.userUuid,
+  evolve: (_doc, event) => {
+    const { data } = asDomainEvent<UserCreated>(event)
+    return {
+      id: data.userId, uuid: data.userUuid, distinct_id: data.distinctId, first_name: data.firstName,
+      last_name: data.lastName, email: data.email, is_email_verified: false, hedgehog_config: null,
+      role_at_organization: null, organization_id: data.organizationId, membership_level: data.membershipLevel,
+      date_joined: data.at,
+    }
+  },
+})
+
+export const projects = documentProjector<JsonObject>({
+  name: 'projects',
+  version: 1,
+  collection: 'projects',
+  handles: ['ProjectCreated'],
+  indexes: [['organization_id']],
+  idOf: (event) => String(asDomainEvent<ProjectCreated>(event).data.projectId),
+  evolve: (_doc, event) => {
+    const { data } = asDomainEvent<ProjectCreated>(event)
+    return { id: data.projectId, organization_id: data.organizationId, name: data.name, created_by: data.createdBy, created_at: data.at }
+  },
+})
+
+export const environments = documentProjector<JsonObject>({
+  name: 'environments',
+  version: 1,
+  collection: 'environments',
+  handles: ['EnvironmentCreated'],
+  indexes: [['api_token'], ['project_id']],
+  idOf: (event) => String(asDomainEvent<EnvironmentCreated>(event).data.environmentId),
+  evolve: (_doc, event) => {
+    const { data } = asDomainEvent<EnvironmentCreated>(event)
+    return {
+      id: data.environmentId, uuid: data.uuid, organization: data.organizationId, project_id: data.projectId,
+      api_token: data.apiToken, name: data.name, timezone: data.timezone, created_by: data.createdBy,
+      created_at: data.at, updated_at: data.at,
+    }
+  },
+})
+
+export const personalApiKeys = documentProjector<JsonObject>({
+  name: 'personal_api_keys',
+  version: 1,
+  collection: 'personal_api_keys',
+  handles: ['PersonalApiKeyCreated', 'PersonalApiKeyRevoked'],
+  indexes: [['secure_value']],
+  idOf: (event) => asDomainEvent<PersonalApiKeyCreated | PersonalApiKeyRevoked>(event).data.keyId,
+  evolve: (doc, event) => {
+    const domain = asDomainEvent<PersonalApiKeyCreated | PersonalApiKeyRevoked>(event)
+    if (domain.type === 'PersonalApiKeyRevoked') return doc && { ...doc, revoked_at: domain.data.at }
+    const { data } = domain
+    return {
+      id: data.keyId, user_uuid: data.userUuid, label: data.label, scopes: data.scopes, secure_value: data.secureValue,
+      mask_value: data.maskValue, created_at: data.at, revoked_at: null,
+    }
+  },
+})

@@ -1,0 +1,58 @@
+import type { JsonObject, RecordedEvent } from '../src/eventlog/port.js'
+
+/**
+ * What a projector sees of its read models while it folds one event. `get` is synchronous: the
+ * runtime preloads what it can and, when `get` asks for a document it has not loaded, loads it
+ * and runs `apply` again from the start, which is safe because `apply` is pure.
+ */
+export interface ProjectionView {
+  get<T extends JsonObject = JsonObject>(collection: string, id: string): T | null
+  put(collection: string, id: string, doc: JsonObject): void
+  delete(collection: string, id: string): void
+}
+
+/**
+ * A read model builder: a name, a version (bump it whenever `apply` changes, so the runtime
+ * rebuilds beside the live copy), the collections it owns, the event types it reads, and a pure
+ * `apply` that must not read the clock, random numbers or anything but the view and the event,
+ * and must not mutate documents it reads (they are frozen).
+ */
+export interface Projector {
+  readonly name: string
+  readonly version: number
+  readonly collections: readonly string[]
+  readonly handles: readonly string[]
+  /** Fields to index, per collection, created before the first commit. */
+  readonly indexes?: Readonly<Record<string, readonly (readonly string[])[]>>
+  apply(view: ProjectionView, event: RecordedEvent): void
+}
+
+/** The common case: each event changes at most one document of one collection. */
+export const documentProjector = <D extends JsonObject>(definition: {
+  readonly name: string
+  readonly version: number
+  readonly collection: string
+  readonly handles: readonly string[]
+  readonly indexes?: readonly (readonly string[])[]
+  readonly idOf: (event: RecordedEvent) => string | null
+  readonly evolve: (doc: D | null, event: RecordedEvent) => D | null
+}): Projector => ({
+  name: definition.name,
+  version: definition.version,
+  collections: [definition.collection],
+  handles: definition.handles,
+  ...(definition.indexes ? { indexes: { [definition.collection]: definition.indexes } } : {}),
+  apply(view, event) {
+    const id = definition.idOf(event)
+    if (id === null) return
+    const before = view.get<D>(definition.collection, id)
+    const after = definition.evolve(before, event)
+    if (after === before) return
+    if (after === null) view.delete(definition.collection, id)
+    else view.put(definition.collection, id, after)
+  },
+})
+
+/** Reads a recorded event as one member of a domain union; the type field picks the member. */
+export const asDomainEvent = <E extends { type: string; data: unknown }>(event: RecordedEvent): E =>
+  ({ type: event.type, data: event.data }) as E

@@ -1,0 +1,76 @@
+import { comparePositions, type JsonObject, type Position } from '../src/eventlog/port.js'
+import type { FindQuery, ReadStore } from '../src/readstore/port.js'
+import { checkpointName, physicalCollection } from './names.js'
+import type { ProjectionSet } from './projection-set.js'
+import type { Projector } from './projector.js'
+import type { ProjectionRegistry } from './registry.js'
+
+export interface ReadModelsOptions {
+  readonly store: ReadStore
+  readonly projectors: readonly Projector[]
+  readonly registry: ProjectionRegistry
+  /** The projectors running in this process, if any; else waits poll the stored checkpoints. */
+  readonly projections?: ProjectionSet
+}
+
+/**
+ * What queries use: read models by their logical names, resolved to the active build of the
+ * projector that owns them, and read-your-writes waits on that projector.
+ */
+export class ReadModels {
+  private readonly owners = new Map<string, Projector>()
+
+  constructor(private readonly options: ReadModelsOptions) {
+    for (const projector of options.projectors) {
+      for (const collection of projector.collections) this.owners.set(collection, projector)
+    }
+  }
+
+  private owner(collection: string): Projector {
+    const projector = this.owners.get(collection)
+    if (!projector) throw new TypeError(`no projector owns ${collection}`)
+    return projector
+  }
+
+  private async physical(collection: string): Promise<string> {
+    const projector = this.owner(collection)
+    const entry = await this.options.registry.cached(projector.name)
+    return physicalCollection(collection, entry?.active ?? { version: projector.version, build: 1 })
+  }
+
+  async get<T extends JsonObject = JsonObject>(collection: string, id: string): Promise<T | null> {
+    return this.options.store.get<T>(await this.physical(collection), id)
+  }
+
+  async find<T extends JsonObject = JsonObject>(collection: string, query?: FindQuery): Promise<T[]> {
+    return this.options.store.find<T>(await this.physical(collection), query)
+  }
+
+  async count(collection: string, where?: FindQuery['where']): Promise<number> {
+    return this.options.store.count(await this.physical(collection), where)
+  }
+
+  /**
+   * Waits until the projectors owning `collections` have applied everything up to `position`;
+   * resolves false after `timeoutMs` so a caller can answer anyway.
+   */
+  async waitFor(position: Position, collections: readonly string[], timeoutMs = 5000): Promise<boolean> {
+    const projectors = [...new Set(collections.map((c) => this.owner(c)))]
+    const results = await Promise.all(projectors.map((projector) => this.waitForProjector(projector, position, timeoutMs)))
+    return results.every(Boolean)
+  }
+
+  private async waitForProjector(projector: Projector, position: Position, timeoutMs: number): Promise<boolean> {
+    const local = this.options.projections?.activeRunner(projector.name)
+    if (local) return local.waitFor(position, timeoutMs)
+    const deadline = Date.now() + timeoutMs
+    for (;;) {
+      const entry = await this.options.registry.cached(projector.name)
+      const build = entry?.active ?? { version: projector.version, build: 1 }
+      const stored = await this.options.store.checkpoint(checkpointName(projector.name, build))
+      if (stored && comparePositions(stored, position) >= 0) return true
+      if (Date.now() >= deadline) return false
+      await new Promise((resolve) => setTimeout(resolve, 20))
+    }
+  }
+}

@@ -1,0 +1,220 @@
+import type { EventLog, JsonObject, Position, RecordedEvent, SubscriptionItem } from '../src/eventlog/port.js'
+import { comparePositions } from '../src/eventlog/port.js'
+import type { DocumentChange, ReadStore } from '../src/readstore/port.js'
+import type { Projector } from './projector.js'
+import { checkpointName, physicalCollection, type Build } from './names.js'
+
+export type RunnerStatus = 'starting' | 'catching_up' | 'live' | 'failed' | 'stopped'
+
+export interface RunnerOptions {
+  readonly log: EventLog
+  readonly store: ReadStore
+  readonly projector: Projector
+  readonly build: Build
+  /** Events folded before a commit. Default 500. */
+  readonly batchSize?: number
+  /** Minimum time between checkpoint-only commits while nothing matches. Default 1000 ms. */
+  readonly idleCheckpointMs?: number
+  readonly onError?: (error: unknown) => void
+}
+
+class NeedDocument {
+  constructor(readonly collection: string, readonly id: string) {}
+}
+
+const IDLE = Symbol('idle')
+const CACHE_LIMIT = 50_000
+
+const deepFreeze = <T>(value: T): T => {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value)
+    for (const child of Object.values(value)) deepFreeze(child)
+  }
+  return value
+}
+
+/**
+ * Runs one build of one projector: subscribes to the log from the stored checkpoint, folds
+ * batches in memory, commits documents and checkpoint in one atomic step, and wakes the callers
+ * waiting for a position. It is the only writer of its collections, so the documents it has
+ * committed can stay cached between batches.
+ */
+export class ProjectionRunner {
+  readonly checkpointName: string
+  status: RunnerStatus = 'starting'
+  /** Every event at or before this position has been applied and committed (or skipped). */
+  position: Position | null = null
+  error: unknown = null
+  private committed: Position | null = null
+  private lastPersistAt = 0
+  private readonly cache = new Map<string, JsonObject | null>()
+  private readonly waiters = new Set<{ position: Position; resolve: (reached: boolean) => void }>()
+  private stopRequested = false
+  private unsubscribe: (() => Promise<void>) | undefined
+  private loop: Promise<void> | undefined
+
+  constructor(private readonly options: RunnerOptions) {
+    this.checkpointName = checkpointName(options.projector.name, options.build)
+  }
+
+  get projector(): Projector {
+    return this.options.projector
+  }
+
+  get build(): Build {
+    return this.options.build
+  }
+
+  physical(collection: string): string {
+    return physicalCollection(collection, this.options.build)
+  }
+
+  async start(): Promise<void> {
+    const { store, projector, log } = this.options
+    for (const [collection, indexes] of Object.entries(projector.indexes ?? {})) {
+      for (const fields of indexes) await store.ensureIndex(this.physical(collection), fields)
+    }
+    this.committed = await store.checkpoint(this.checkpointName)
+    this.position = this.committed
+    const subscription = log.subscribeToAll({
+      fromPosition: this.committed ?? 'start',
+      filter: { eventTypes: projector.handles },
+    })
+    this.unsubscribe = () => subscription.unsubscribe()
+    this.status = 'catching_up'
+    this.loop = this.run(subscription[Symbol.asyncIterator]()).catch((error: unknown) => {
+      this.status = 'failed'
+      this.error = error
+      this.releaseWaiters()
+      this.options.onError?.(error)
+    })
+  }
+
+  private async run(items: AsyncIterator<SubscriptionItem>): Promise<void> {
+    const batchSize = this.options.batchSize ?? 500
+    const batch: RecordedEvent[] = []
+    let pending: Promise<IteratorResult<SubscriptionItem>> | null = null
+    while (!this.stopRequested) {
+      pending ??= items.next()
+      // While events keep arriving without a wait, keep folding; commit as soon as the source pauses.
+      const result = batch.length > 0
+        ? await Promise.race([pending, new Promise<typeof IDLE>((resolve) => setImmediate(() => resolve(IDLE)))])
+        : await pending
+      if (result === IDLE) {
+        await this.flush(batch)
+        continue
+      }
+      pending = null
+      if (result.done) break
+      const item = result.value
+      if (item.kind === 'event') {
+        batch.push(item.event)
+        if (batch.length >= batchSize) await this.flush(batch)
+      } else {
+        await this.flush(batch)
+        if (item.kind === 'checkpoint') await this.skipTo(item.position)
+        else this.status = 'live'
+      }
+    }
+    await this.flush(batch)
+    if (this.status !== 'failed') this.status = 'stopped'
+  }
+
+  private async flush(batch: RecordedEvent[]): Promise<void> {
+    if (batch.length === 0) return
+    const events = batch.splice(0)
+    const dirty = new Set<string>()
+    for (const event of events) await this.applyEvent(event, dirty)
+    const changes: DocumentChange[] = [...dirty].map((key) => {
+      const [collection, id] = key.split('\u0000') as [string, string]
+      return { collection: this.physical(collection), id, doc: this.cache.get(key) ?? null }
+    })
+    const next = events.at(-1)!.position
+    await this.options.store.commit({ checkpoint: this.checkpointName, expected: this.committed, next, changes })
+    this.committed = next
+    this.lastPersistAt = Date.now()
+    if (this.cache.size > CACHE_LIMIT) this.cache.clear()
+    this.advance(next)
+  }
+
+  private async applyEvent(event: RecordedEvent, dirty: Set<string>): Promise<void> {
+    const { projector, store } = this.options
+    for (;;) {
+      const staged = new Map<string, JsonObject | null>()
+      const keyOf = (collection: string, id: string): string => {
+        if (!projector.collections.includes(collection)) throw new TypeError(`${projector.name} does not own ${collection}`)
+        return `${collection}\u0000${id}`
+      }
+      try {
+        projector.apply({
+          get: <T extends JsonObject>(collection: string, id: string) => {
+            const key = keyOf(collection, id)
+            if (staged.has(key)) return staged.get(key) as T | null
+            if (this.cache.has(key)) return this.cache.get(key) as T | null
+            throw new NeedDocument(collection, id)
+          },
+          put: (collection, id, doc) => { staged.set(keyOf(collection, id), deepFreeze(doc)) },
+          delete: (collection, id) => { staged.set(keyOf(collection, id), null) },
+        }, event)
+      } catch (error) {
+        if (!(error instanceof NeedDocument)) throw error
+        const doc = await store.get(this.physical(error.collection), error.id)
+        this.cache.set(`${error.collection}\u0000${error.id}`, deepFreeze(doc))
+        continue
+      }
+      for (const [key, doc] of staged) {
+        this.cache.set(key, doc)
+        dirty.add(key)
+      }
+      return
+    }
+  }
+
+  /** Nothing this projector reads lies at or before `position`: move on, persisting now and then. */
+  private async skipTo(position: Position): Promise<void> {
+    if (this.position && comparePositions(position, this.position) <= 0) return
+    if (Date.now() - this.lastPersistAt >= (this.options.idleCheckpointMs ?? 1000)) {
+      await this.options.store.commit({ checkpoint: this.checkpointName, expected: this.committed, next: position, changes: [] })
+      this.committed = position
+      this.lastPersistAt = Date.now()
+    }
+    this.advance(position)
+  }
+
+  private advance(position: Position): void {
+    this.position = position
+    for (const waiter of [...this.waiters]) {
+      if (comparePositions(position, waiter.position) >= 0) {
+        this.waiters.delete(waiter)
+        waiter.resolve(true)
+      }
+    }
+  }
+
+  private releaseWaiters(): void {
+    for (const waiter of this.waiters) waiter.resolve(false)
+    this.waiters.clear()
+  }
+
+  /** Resolves true once everything up to `position` is applied, false after `timeoutMs` or a failure. */
+  waitFor(position: Position, timeoutMs: number): Promise<boolean> {
+    if (this.position && comparePositions(this.position, position) >= 0) return Promise.resolve(true)
+    if (this.status === 'failed' || this.status === 'stopped') return Promise.resolve(false)
+    return new Promise((resolve) => {
+      const waiter = {
+        position,
+        resolve: (reached: boolean) => { clearTimeout(timer); resolve(reached) },
+      }
+      const timer = setTimeout(() => { this.waiters.delete(waiter); resolve(false) }, timeoutMs)
+      this.waiters.add(waiter)
+    })
+  }
+
+  async stop(): Promise<void> {
+    this.stopRequested = true
+    await this.unsubscribe?.()
+    await this.loop
+    if (this.status !== 'failed') this.status = 'stopped'
+    this.releaseWaiters()
+  }
+}

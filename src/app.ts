@@ -1,0 +1,37 @@
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
+import type { EventLog } from './eventlog/port.js'
+import type { ReadStore } from './readstore/port.js'
+import type { ProjectionSet } from '../projections/projection-set.js'
+import type { ReadModels } from '../projections/read-models.js'
+import { accountRoutes } from './accounts/routes.js'
+import { useAuth } from './auth/authenticate.js'
+import { useErrorHandling } from './http/errors.js'
+import { healthRoutes } from './http/health.js'
+import { useZod } from './http/zod.js'
+
+export type HttpRole = 'api' | 'ingest'
+
+export interface AppDeps {
+  readonly log: EventLog
+  readonly store: ReadStore
+  readonly models: ReadModels
+  readonly projections?: ProjectionSet
+  /** Which route groups to serve; `/_health` is always served. */
+  readonly roles: readonly HttpRole[]
+  readonly logger?: FastifyServerOptions['logger']
+}
+
+/** Builds the HTTP app without listening, so tests can `inject` and the CLI can `listen`. */
+export const buildApp = async (deps: AppDeps): Promise<FastifyInstance> => {
+  const app = Fastify({
+    logger: deps.logger ?? false,
+    routerOptions: { ignoreTrailingSlash: true },
+    bodyLimit: 20 * 1024 * 1024,
+  })
+  useZod(app)
+  useErrorHandling(app)
+  useAuth(app, deps)
+  await app.register(healthRoutes, deps)
+  if (deps.roles.includes('api')) await app.register(accountRoutes, deps)
+  return app
+}

@@ -1,0 +1,82 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { JsonObject } from '../eventlog/port.js'
+import { hashApiKey } from '../accounts/commands.js'
+import { AuthenticationFailed, NotAuthenticated, PermissionDenied } from '../kernel/errors.js'
+import type { ReadModels } from '../../projections/read-models.js'
+import type { EventLog } from '../eventlog/port.js'
+import { grants } from './scopes.js'
+
+/** The caller of a management route, resolved from its personal API key. */
+export interface Principal {
+  readonly keyId: string
+  readonly scopes: readonly string[]
+  readonly user: JsonObject & { uuid: string; id: number; organization_id: string }
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The scopes a route needs; a route that declares none is public. */
+    scopes?: readonly string[]
+  }
+  interface FastifyRequest {
+    principal: Principal | null
+  }
+}
+
+export interface AuthDeps {
+  readonly models: ReadModels
+  readonly log: EventLog
+}
+
+const BEARER = /^Bearer\s+(\S.+)$/
+
+/** PostHog tries one place only, the first that has a key: header, then body, then query string. */
+const presentedKey = (request: FastifyRequest): { key: string; source: string } | null => {
+  const header = request.headers.authorization
+  const bearer = typeof header === 'string' ? BEARER.exec(header.trim()) : null
+  if (bearer) return { key: bearer[1]!.trim(), source: 'Authorization header' }
+  const body = request.body as Record<string, unknown> | undefined
+  if (body && typeof body === 'object' && typeof body['personal_api_key'] === 'string') return { key: body['personal_api_key'], source: 'body' }
+  const query = request.query as Record<string, unknown> | undefined
+  if (query && typeof query['personal_api_key'] === 'string') return { key: query['personal_api_key'], source: 'query string' }
+  return null
+}
+
+const resolveKey = async (models: ReadModels, key: string): Promise<Principal | null> => {
+  const [record] = await models.find('personal_api_keys', { where: { secure_value: hashApiKey(key) }, limit: 1 })
+  if (!record || record['revoked_at'] !== null) return null
+  const user = await models.get<Principal['user']>('users', String(record['user_uuid']))
+  return user ? { keyId: String(record['id']), scopes: record['scopes'] as string[], user } : null
+}
+
+/**
+ * Authenticates routes that declare `config.scopes`. An unknown key may have just been issued
+ * by `hedgelog keys create` in another process, so before refusing it the projections are given
+ * the chance to catch up with the head of the log.
+ */
+export const useAuth = (app: FastifyInstance, deps: AuthDeps): void => {
+  app.decorateRequest('principal', null)
+  app.addHook('preHandler', async (request) => {
+    const required = request.routeOptions.config.scopes
+    if (required === undefined) return
+    const presented = presentedKey(request)
+    if (!presented) throw new NotAuthenticated()
+    let principal = await resolveKey(deps.models, presented.key)
+    if (!principal) {
+      const head = await deps.log.headPosition()
+      if (head && (await deps.models.waitFor(head, ['personal_api_keys', 'users'], 2000))) {
+        principal = await resolveKey(deps.models, presented.key)
+      }
+    }
+    if (!principal) throw new AuthenticationFailed(`Personal API key found in request ${presented.source} is invalid.`)
+    const missing = required.find((scope) => !grants(principal.scopes, scope))
+    if (missing !== undefined) throw new PermissionDenied(`API key missing required scope '${missing}'`)
+    request.principal = principal
+  })
+}
+
+/** The principal of a route that declared scopes (the hook guarantees one). */
+export const principalOf = (request: FastifyRequest): Principal => {
+  if (!request.principal) throw new NotAuthenticated()
+  return request.principal
+}

@@ -1,0 +1,39 @@
+import { join, resolve } from 'node:path'
+import { z } from 'zod'
+
+const Env = z.object({
+  PORT: z.coerce.number({ error: 'must be a whole number from 0 to 65535' }).int('must be a whole number from 0 to 65535')
+    .min(0, 'must be a whole number from 0 to 65535').max(65535, 'must be a whole number from 0 to 65535').default(8000),
+  HOST: z.string().min(1, 'must not be empty').default('127.0.0.1'),
+  /** Where the embedded SQLite files live; created if missing. */
+  HEDGELOG_DATA_DIR: z.string().min(1, 'must not be empty').default('data'),
+  /** Set to use EventStoreDB as the event log, e.g. `esdb://localhost:2113?tls=false`. */
+  HEDGELOG_EVENTSTORE_URL: z.string().regex(/^esdb(\+discover)?:\/\/./, 'must be an esdb:// or esdb+discover:// connection string').optional(),
+  /** Set to use MongoDB (a replica set) for read models, e.g. `mongodb://localhost:27017/?replicaSet=rs0`. */
+  HEDGELOG_MONGO_URL: z.string().regex(/^mongodb(\+srv)?:\/\/./, 'must be a mongodb:// or mongodb+srv:// connection string').optional(),
+  HEDGELOG_MONGO_DATABASE: z.string().regex(/^[A-Za-z0-9_-]{1,60}$/, 'must be a MongoDB database name').default('hedgelog'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], { error: 'must be one of fatal, error, warn, info, debug, trace, silent' }).default('info'),
+})
+
+export type Config = Readonly<z.infer<typeof Env> & { eventLogPath: string; readStorePath: string }>
+
+export class ConfigError extends Error {
+  override name = 'ConfigError'
+}
+
+/** The only reader of the environment. Empty variables count as unset. */
+export const loadConfig = (env: NodeJS.ProcessEnv): Config => {
+  const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ''))
+  const parsed = Env.safeParse(present)
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!
+    const name = String(issue.path[0])
+    throw new ConfigError(`invalid configuration: ${name} ${issue.message} (got ${JSON.stringify(present[name])})`)
+  }
+  const dataDir = resolve(parsed.data.HEDGELOG_DATA_DIR)
+  return Object.freeze({
+    ...parsed.data,
+    eventLogPath: join(dataDir, 'events.sqlite'),
+    readStorePath: join(dataDir, 'readmodels.sqlite'),
+  })
+}

@@ -1,0 +1,135 @@
+/**
+ * The event log port. Its semantics are EventStoreDB's, exactly: 0-based stream revisions as
+ * bigints, `$all` positions as `{commit, prepare}` bigints, inclusive reads, exclusive
+ * subscription starts, and idempotent appends when the same event ids are retried.
+ */
+
+/** A place in the global log (`$all`). Every event we write has `commit === prepare`. */
+export interface Position {
+  readonly commit: bigint
+  readonly prepare: bigint
+}
+
+/**
+ * What the writer expects the stream to look like:
+ * - `'any'`: no check;
+ * - `'no_stream'`: the stream must not exist (a soft-deleted stream counts as absent);
+ * - `'stream_exists'`: the stream must exist;
+ * - a bigint: the revision of the stream's last event must be exactly this.
+ */
+export type ExpectedRevision = 'any' | 'no_stream' | 'stream_exists' | bigint
+
+/** A stream's revision as reported by a conflict: `'no_stream'` when it has no events. */
+export type ActualRevision = 'no_stream' | bigint
+
+export type JsonObject = { [key: string]: unknown }
+
+export interface EventData {
+  /** A UUID. Retrying an append with the same ids is recognised and not written twice. */
+  readonly id: string
+  /** Our own PascalCase past-tense name; never starts with `$`. */
+  readonly type: string
+  readonly data: JsonObject
+  readonly metadata?: JsonObject
+}
+
+export interface RecordedEvent<Data = JsonObject, Metadata = JsonObject> {
+  readonly streamId: string
+  readonly id: string
+  readonly revision: bigint
+  readonly type: string
+  readonly data: Data
+  readonly metadata: Metadata | undefined
+  readonly created: Date
+  readonly position: Position
+}
+
+export interface AppendResult {
+  /** The revision of the last event written: pass it back as the next expected revision. */
+  readonly nextExpectedRevision: bigint
+  /** The `$all` position of the last event written. */
+  readonly position: Position
+}
+
+export interface AppendOptions {
+  /** Default `'any'`. */
+  readonly expectedRevision?: ExpectedRevision
+}
+
+export interface ReadStreamOptions {
+  /** Inclusive. Default `'start'` forwards, `'end'` backwards. */
+  readonly fromRevision?: 'start' | 'end' | bigint
+  /** Default `'forwards'`. */
+  readonly direction?: 'forwards' | 'backwards'
+  /** Default unlimited. */
+  readonly maxCount?: number
+}
+
+export interface ReadAllOptions {
+  /** Inclusive. Default `'start'` forwards, `'end'` backwards. */
+  readonly fromPosition?: 'start' | 'end' | Position
+  /** Default `'forwards'`. */
+  readonly direction?: 'forwards' | 'backwards'
+  /** Default unlimited. */
+  readonly maxCount?: number
+}
+
+/** Subscription filters. Every listed criterion must hold; an empty filter passes everything. */
+export interface SubscriptionFilter {
+  /** Stream ids starting with one of these. */
+  readonly streamPrefixes?: readonly string[]
+  /** Event types equal to one of these. */
+  readonly eventTypes?: readonly string[]
+}
+
+export interface SubscribeOptions {
+  /** Exclusive: delivery starts with the event after this position. Default `'start'`. */
+  readonly fromPosition?: 'start' | 'end' | Position
+  readonly filter?: SubscriptionFilter
+  /** Multiplier of the 32-event search window between checkpoint items. Default 1. */
+  readonly checkpointInterval?: number
+}
+
+export type SubscriptionItem =
+  | { readonly kind: 'event'; readonly event: RecordedEvent }
+  /** Every matching event at or before `position` has already been delivered. */
+  | { readonly kind: 'checkpoint'; readonly position: Position }
+  /** History has been delivered; live events follow. */
+  | { readonly kind: 'caughtUp' }
+
+export interface Subscription extends AsyncIterable<SubscriptionItem> {
+  unsubscribe(): Promise<void>
+}
+
+export interface EventLog {
+  readonly kind: 'sqlite' | 'eventstoredb'
+  /** Throws WrongExpectedVersion, StreamDeleted or MaxAppendSizeExceeded; writes nothing then. */
+  append(stream: string, events: readonly EventData[], options?: AppendOptions): Promise<AppendResult>
+  /** Throws StreamNotFound or StreamDeleted from the iteration, not from the call. */
+  readStream(stream: string, options?: ReadStreamOptions): AsyncIterable<RecordedEvent>
+  readAll(options?: ReadAllOptions): AsyncIterable<RecordedEvent>
+  /** A catch-up subscription to `$all` that turns live once history has been delivered. */
+  subscribeToAll(options?: SubscribeOptions): Subscription
+  /** The position of the newest event, or null when the log is empty. */
+  headPosition(): Promise<Position | null>
+  /** Soft delete: reads fail with StreamNotFound; a later append recreates the stream. */
+  deleteStream(stream: string, options?: AppendOptions): Promise<void>
+  /** Hard delete: every later read or append fails with StreamDeleted. */
+  tombstoneStream(stream: string, options?: AppendOptions): Promise<void>
+  /** Finishes appends in flight, then releases the connection. */
+  close(): Promise<void>
+}
+
+export const START: Position = Object.freeze({ commit: -1n, prepare: -1n })
+
+export const comparePositions = (a: Position, b: Position): number =>
+  a.commit === b.commit ? Number(a.prepare - b.prepare > 0n) - Number(a.prepare - b.prepare < 0n)
+    : a.commit > b.commit ? 1 : -1
+
+export const positionToString = (p: Position): string => `${p.commit}/${p.prepare}`
+
+export const positionFromString = (text: string): Position => {
+  const match = /^(-?\d+)\/(-?\d+)$/.exec(text)
+  if (!match) throw new TypeError(`not a log position: ${text}`)
+  return { commit: BigInt(match[1]!), prepare: BigInt(match[2]!) }
+}

@@ -1,0 +1,92 @@
+import type Database from 'better-sqlite3'
+import type { Position, SubscribeOptions, Subscription, SubscriptionFilter, SubscriptionItem } from './port.js'
+import { EVENT_COLUMNS, toRecordedEvent, type EventRow } from './sqlite-schema.js'
+
+/** What a subscription needs from the SQLite log. */
+export interface SubscriptionSource {
+  readonly pollIntervalMs: number
+  head(): bigint
+  query(sql: string): Database.Statement
+  onCommit(listener: () => void): () => void
+  isClosed(): boolean
+}
+
+const PAGE = 500
+
+const filterSql = (filter: SubscriptionFilter | undefined): { where: string; params: unknown[] } => {
+  const clauses: string[] = []
+  const params: unknown[] = []
+  if (filter?.eventTypes) {
+    clauses.push(`event_type IN (${filter.eventTypes.map(() => '?').join(', ') || 'NULL'})`)
+    params.push(...filter.eventTypes)
+  }
+  if (filter?.streamPrefixes) {
+    // substr, not LIKE: LIKE ignores ASCII case.
+    clauses.push(`(${filter.streamPrefixes.map(() => 'substr(stream_id, 1, ?) = ?').join(' OR ') || 'FALSE'})`)
+    for (const prefix of filter.streamPrefixes) params.push(prefix.length, prefix)
+  }
+  return { where: clauses.map((c) => ` AND ${c}`).join(''), params }
+}
+
+/**
+ * A catch-up subscription over the SQLite log. It pages through history with the filter applied
+ * in SQL, reading the head first so that a checkpoint at the head never passes an undelivered
+ * event (SQLite serialises writers, so every position below a visible head is committed). Once
+ * a page comes back short it reports `caughtUp`, then waits for this process's commits or polls
+ * for other processes' commits.
+ */
+export const sqliteSubscription = (source: SubscriptionSource, options: SubscribeOptions): Subscription => {
+  const { where, params } = filterSql(options.filter)
+  const page = source.query(`SELECT ${EVENT_COLUMNS} FROM events WHERE global_position > ? AND global_position <= ?${where} ORDER BY global_position LIMIT ${PAGE}`)
+  let stopped = false
+  let wake: (() => void) | undefined
+
+  const waitForNewEvents = (after: bigint): Promise<void> => new Promise((resolve) => {
+    const done = (): void => {
+      clearInterval(timer)
+      unlisten()
+      wake = undefined
+      resolve()
+    }
+    const timer = setInterval(() => { if (source.isClosed() || source.head() > after) done() }, source.pollIntervalMs)
+    const unlisten = source.onCommit(done)
+    wake = done
+  })
+
+  async function* items(): AsyncGenerator<SubscriptionItem> {
+    const start = options.fromPosition ?? 'start'
+    let from = start === 'start' ? 0n : start === 'end' ? source.head() : start.commit
+    let caughtUp = false
+    while (!stopped && !source.isClosed()) {
+      const head = source.head()
+      const rows = page.all(from, head, ...params) as EventRow[]
+      for (const row of rows) {
+        yield { kind: 'event', event: toRecordedEvent(row) }
+        from = row.global_position
+        if (stopped) return
+      }
+      if (rows.length === PAGE) continue
+      if (head > from) {
+        from = head
+        const position: Position = { commit: head, prepare: head }
+        yield { kind: 'checkpoint', position }
+      }
+      if (!caughtUp) {
+        caughtUp = true
+        yield { kind: 'caughtUp' }
+      }
+      if (stopped || source.isClosed()) return
+      if (source.head() <= from) await waitForNewEvents(from)
+    }
+  }
+
+  const iterator = items()
+  return {
+    [Symbol.asyncIterator]: () => iterator,
+    async unsubscribe() {
+      stopped = true
+      wake?.()
+      await iterator.return(undefined)
+    },
+  }
+}

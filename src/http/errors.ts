@@ -1,0 +1,51 @@
+import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify'
+import { ZodError } from 'zod'
+import { DomainError, type ErrorType } from '../kernel/errors.js'
+
+export interface ErrorBody {
+  readonly type: ErrorType
+  readonly code: string
+  readonly detail: string
+  readonly attr: string | null
+}
+
+const body = (type: ErrorType, code: string, detail: string, attr: string | null = null): ErrorBody => ({ type, code, detail, attr })
+
+const valueAt = (data: unknown, path: readonly PropertyKey[]): unknown =>
+  path.reduce<unknown>((node, key) => (node !== null && typeof node === 'object' ? (node as Record<PropertyKey, unknown>)[key] : undefined), data)
+
+/** The first failing field, worded as Django REST framework words it (PostHog reports only the first). */
+const fromZod = (error: ZodError, request: FastifyRequest, context: string | undefined): ErrorBody => {
+  const issue = error.issues[0]!
+  const attr = issue.path.length > 0 ? issue.path.map(String).join('__') : null
+  const source = context === 'querystring' ? request.query : context === 'params' ? request.params : request.body
+  const value = valueAt(source, issue.path)
+  if (value === undefined && issue.code === 'invalid_type') return body('validation_error', 'required', 'This field is required.', attr)
+  if (value === null && issue.code === 'invalid_type') return body('validation_error', 'null', 'This field may not be null.', attr)
+  if (issue.code === 'invalid_value') return body('validation_error', 'invalid_choice', `"${String(value)}" is not a valid choice.`, attr)
+  return body('validation_error', 'invalid_input', issue.message, attr)
+}
+
+/** Maps anything thrown by a route to PostHog's error shape; 5xx never carries internal text. */
+export const toHttpError = (error: unknown, request: FastifyRequest): { status: number; body: ErrorBody } => {
+  if (error instanceof DomainError) return { status: error.status, body: body(error.type, error.code, error.message, error.attr) }
+  if (error instanceof ZodError) {
+    return { status: 400, body: fromZod(error, request, (error as { validationContext?: string }).validationContext) }
+  }
+  const fastifyError = error as Partial<FastifyError>
+  const status = fastifyError.statusCode ?? 500
+  if (status === 413) return { status, body: body('invalid_request', 'request_too_large', 'Request body is too large.') }
+  if (status === 415) return { status, body: body('invalid_request', 'unsupported_media_type', `Unsupported media type "${request.headers['content-type'] ?? ''}" in request.`) }
+  if (status === 400) return { status, body: body('validation_error', 'parse_error', `Malformed request: ${fastifyError.message ?? 'unreadable body'}`) }
+  if (status >= 400 && status < 500) return { status, body: body('invalid_request', 'invalid_request', fastifyError.message ?? 'Invalid request.') }
+  return { status: 500, body: body('server_error', 'error', 'A server error occurred.') }
+}
+
+export const useErrorHandling = (app: FastifyInstance): void => {
+  app.setErrorHandler((error, request, reply) => {
+    const { status, body: payload } = toHttpError(error, request)
+    if (status >= 500) request.log.error({ err: error }, 'request failed')
+    return reply.status(status).send(payload)
+  })
+  app.setNotFoundHandler((_request, reply) => reply.status(404).send(body('invalid_request', 'not_found', 'Not found.')))
+}

@@ -1,0 +1,53 @@
+import { createHash, randomBytes } from 'node:crypto'
+import { decodeTime, ulid } from 'ulid'
+
+const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ'
+
+const formatUuid = (hex: string): string =>
+  `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`
+
+/** The 128 bits of a ULID written as a UUID, so ids sort by time and EventStoreDB accepts them. */
+export const ulidToUuid = (id: string): string => {
+  let value = 0n
+  for (const char of id) value = value * 32n + BigInt(CROCKFORD.indexOf(char))
+  return formatUuid(value.toString(16).padStart(32, '0'))
+}
+
+/** A fresh, time-ordered event or correlation id in UUID form. */
+export const newEventId = (now?: number): string => ulidToUuid(ulid(now))
+
+export const newUlid = (now?: number): string => ulid(now)
+
+export const ulidTime = (id: string): number => decodeTime(id)
+
+/**
+ * A name-based UUID (version 5, SHA-1): the same namespace and name always give the same id, so
+ * a retried append of the same logical events is recognised as a duplicate by the log.
+ */
+export const deterministicUuid = (namespace: string, name: string): string => {
+  const ns = Buffer.from(namespace.replaceAll('-', ''), 'hex')
+  const hash = createHash('sha1').update(ns).update(name, 'utf8').digest()
+  hash[6] = (hash[6]! & 0x0f) | 0x50
+  hash[8] = (hash[8]! & 0x3f) | 0x80
+  return formatUuid(hash.subarray(0, 16).toString('hex'))
+}
+
+/** Our namespace for deterministic event ids. */
+export const HEDGELOG_NAMESPACE = '6f1c2b0e-5d1a-4c3e-9a57-3e0d9a1b7c42'
+
+const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'
+
+/** A random token of `bytes` random bytes in base 62, as PostHog's `phc_`/`phx_` tokens are. */
+export const randomToken = (prefix: string, bytes = 32): string => {
+  let value = BigInt(`0x${randomBytes(bytes).toString('hex')}`)
+  const length = Math.ceil((bytes * 8) / Math.log2(62))
+  let out = ''
+  for (let i = 0; i < length; i++) {
+    out = BASE62[Number(value % 62n)]! + out
+    value /= 62n
+  }
+  return prefix + out
+}
+
+/** A random version 4 UUID. */
+export const randomUuid = (): string => crypto.randomUUID()

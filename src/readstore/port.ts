@@ -1,0 +1,71 @@
+import type { JsonObject, Position } from '../eventlog/port.js'
+
+export type Scalar = string | number | boolean | null
+
+export interface FindQuery {
+  /** Equality on top-level or dotted fields; every entry must hold. */
+  readonly where?: Readonly<Record<string, Scalar>>
+  readonly orderBy?: readonly (readonly [field: string, direction: 'asc' | 'desc'])[]
+  readonly limit?: number
+  readonly offset?: number
+}
+
+/** One document to write (`doc`) or delete (`doc: null`). */
+export interface DocumentChange {
+  readonly collection: string
+  readonly id: string
+  readonly doc: JsonObject | null
+}
+
+export interface CommitBatch {
+  /** Whose checkpoint moves, e.g. `dashboards@v1#1`. */
+  readonly checkpoint: string
+  /** The checkpoint this writer last saw; null when it has none yet. A mismatch aborts. */
+  readonly expected: Position | null
+  readonly next: Position
+  readonly changes: readonly DocumentChange[]
+}
+
+/**
+ * The read-model store port: JSON documents in named collections, plus projection checkpoints.
+ * Collection names are lowercase identifiers (`[a-z][a-z0-9_]*`); ids are strings.
+ */
+export interface ReadStore {
+  readonly kind: 'sqlite' | 'mongodb'
+  get<T extends JsonObject = JsonObject>(collection: string, id: string): Promise<T | null>
+  find<T extends JsonObject = JsonObject>(collection: string, query?: FindQuery): Promise<T[]>
+  count(collection: string, where?: FindQuery['where']): Promise<number>
+  /** Every document of a collection in ascending id order, for digests and audits. */
+  scan(collection: string): AsyncIterable<{ id: string; doc: JsonObject }>
+  /**
+   * Writes the changed documents and moves the checkpoint from `expected` to `next`, atomically.
+   * Throws CheckpointConflict (and writes nothing) when the stored checkpoint is not `expected`.
+   */
+  commit(batch: CommitBatch): Promise<void>
+  checkpoint(name: string): Promise<Position | null>
+  /** Idempotent; call at start-up, before commits. */
+  ensureIndex(collection: string, fields: readonly string[]): Promise<void>
+  dropCollection(collection: string): Promise<void>
+  /** Takes or renews a lease; true when `owner` holds it until `now + ttlMs`. */
+  acquireLease(name: string, owner: string, ttlMs: number, now: number): Promise<boolean>
+  releaseLease(name: string, owner: string): Promise<void>
+  close(): Promise<void>
+}
+
+export class CheckpointConflict extends Error {
+  override name = 'CheckpointConflict'
+  constructor(readonly checkpointName: string) {
+    super(`Checkpoint ${checkpointName} moved under this writer`)
+  }
+}
+
+const COLLECTION = /^[a-z][a-z0-9_]*$/
+const FIELD = /^[A-Za-z_$][A-Za-z0-9_$]*(\.[A-Za-z_$][A-Za-z0-9_$]*)*$/
+
+export const assertCollection = (name: string): void => {
+  if (!COLLECTION.test(name) || name.length > 100) throw new TypeError(`invalid collection name: ${name}`)
+}
+
+export const assertField = (name: string): void => {
+  if (!FIELD.test(name)) throw new TypeError(`invalid field name: ${name}`)
+}

@@ -1,0 +1,159 @@
+import Database from 'better-sqlite3'
+import { mkdirSync } from 'node:fs'
+import { dirname } from 'node:path'
+import type { JsonObject, Position } from '../eventlog/port.js'
+import {
+  CheckpointConflict, assertCollection, assertField, type CommitBatch, type FindQuery, type ReadStore, type Scalar,
+} from './port.js'
+
+export interface SqliteReadStoreOptions {
+  /** File path, or `:memory:`. */
+  readonly path: string
+}
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS checkpoints (name TEXT PRIMARY KEY, commit_pos INTEGER NOT NULL, prepare_pos INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS leases (name TEXT PRIMARY KEY, owner TEXT NOT NULL, expires_at INTEGER NOT NULL);
+`
+
+const table = (collection: string): string => {
+  assertCollection(collection)
+  return `"c_${collection}"`
+}
+
+/** `a.b` → `json_extract(body, '$."a"."b"')`; every segment quoted so `$`-keys work. */
+const fieldExpression = (field: string): string => {
+  assertField(field)
+  return `json_extract(body, '$.${field.split('.').map((s) => `"${s}"`).join('.')}')`
+}
+
+const bindable = (value: Scalar): string | number | null => (typeof value === 'boolean' ? (value ? 1 : 0) : value)
+
+/**
+ * Read models in a SQLite file: one table of JSON documents per collection, and the projection
+ * checkpoints beside them, so "write documents and move the checkpoint" is one local transaction.
+ * Read models can be rebuilt from the log, so this file runs with `synchronous=NORMAL`.
+ */
+export class SqliteReadStore implements ReadStore {
+  readonly kind = 'sqlite' as const
+  private readonly db: Database.Database
+  private readonly statements = new Map<string, Database.Statement>()
+  private readonly tables = new Set<string>()
+
+  constructor(options: SqliteReadStoreOptions) {
+    if (options.path !== ':memory:') mkdirSync(dirname(options.path), { recursive: true })
+    this.db = new Database(options.path)
+    this.db.pragma('journal_mode = WAL')
+    this.db.pragma('synchronous = NORMAL')
+    this.db.pragma('busy_timeout = 5000')
+    this.db.exec(SCHEMA)
+  }
+
+  private statement(sql: string): Database.Statement {
+    let statement = this.statements.get(sql)
+    if (!statement) {
+      statement = this.db.prepare(sql)
+      this.statements.set(sql, statement)
+    }
+    return statement
+  }
+
+  private ensureTable(collection: string): string {
+    const name = table(collection)
+    if (!this.tables.has(collection)) {
+      this.db.exec(`CREATE TABLE IF NOT EXISTS ${name} (id TEXT PRIMARY KEY, body TEXT NOT NULL)`)
+      this.tables.add(collection)
+    }
+    return name
+  }
+
+  async get<T extends JsonObject = JsonObject>(collection: string, id: string): Promise<T | null> {
+    const body = this.statement(`SELECT body FROM ${this.ensureTable(collection)} WHERE id = ?`).pluck().get(id) as string | undefined
+    return body === undefined ? null : (JSON.parse(body) as T)
+  }
+
+  private whereClause(where: FindQuery['where']): { sql: string; params: (string | number | null)[] } {
+    const entries = Object.entries(where ?? {})
+    const sql = entries.map(([field]) => `${fieldExpression(field)} IS ?`).join(' AND ')
+    return { sql: sql ? ` WHERE ${sql}` : '', params: entries.map(([, value]) => bindable(value)) }
+  }
+
+  async find<T extends JsonObject = JsonObject>(collection: string, query: FindQuery = {}): Promise<T[]> {
+    const { sql: where, params } = this.whereClause(query.where)
+    const order = [...(query.orderBy ?? []).map(([field, dir]) => `${fieldExpression(field)} ${dir === 'desc' ? 'DESC' : 'ASC'}`), 'id ASC']
+    const limit = query.limit ?? -1
+    const offset = query.offset ?? 0
+    const sql = `SELECT body FROM ${this.ensureTable(collection)}${where} ORDER BY ${order.join(', ')} LIMIT ? OFFSET ?`
+    const rows = this.statement(sql).pluck().all(...params, limit, offset) as string[]
+    return rows.map((body) => JSON.parse(body) as T)
+  }
+
+  async count(collection: string, where?: FindQuery['where']): Promise<number> {
+    const clause = this.whereClause(where)
+    return this.statement(`SELECT count(*) FROM ${this.ensureTable(collection)}${clause.sql}`).pluck().get(...clause.params) as number
+  }
+
+  async *scan(collection: string): AsyncIterable<{ id: string; doc: JsonObject }> {
+    const statement = this.statement(`SELECT id, body FROM ${this.ensureTable(collection)} WHERE id > ? ORDER BY id LIMIT 500`)
+    let after = ''
+    for (;;) {
+      const rows = statement.all(after) as { id: string; body: string }[]
+      for (const row of rows) yield { id: row.id, doc: JSON.parse(row.body) as JsonObject }
+      if (rows.length < 500) return
+      after = rows.at(-1)!.id
+    }
+  }
+
+  async commit(batch: CommitBatch): Promise<void> {
+    const writes = batch.changes.map((change) => ({
+      table: this.ensureTable(change.collection),
+      id: change.id,
+      body: change.doc === null ? null : JSON.stringify(change.doc),
+    }))
+    this.db.transaction(() => {
+      for (const write of writes) {
+        if (write.body === null) this.statement(`DELETE FROM ${write.table} WHERE id = ?`).run(write.id)
+        else this.statement(`INSERT INTO ${write.table} (id, body) VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET body = excluded.body`).run(write.id, write.body)
+      }
+      const moved = batch.expected === null
+        ? this.statement('INSERT INTO checkpoints (name, commit_pos, prepare_pos) VALUES (?, ?, ?) ON CONFLICT (name) DO NOTHING')
+          .run(batch.checkpoint, batch.next.commit, batch.next.prepare)
+        : this.statement('UPDATE checkpoints SET commit_pos = ?, prepare_pos = ? WHERE name = ? AND commit_pos = ? AND prepare_pos = ?')
+          .run(batch.next.commit, batch.next.prepare, batch.checkpoint, batch.expected.commit, batch.expected.prepare)
+      if (moved.changes !== 1) throw new CheckpointConflict(batch.checkpoint)
+    }).immediate()
+  }
+
+  async checkpoint(name: string): Promise<Position | null> {
+    const row = this.statement('SELECT commit_pos, prepare_pos FROM checkpoints WHERE name = ?').safeIntegers(true).get(name) as
+      | { commit_pos: bigint; prepare_pos: bigint } | undefined
+    return row ? { commit: row.commit_pos, prepare: row.prepare_pos } : null
+  }
+
+  async ensureIndex(collection: string, fields: readonly string[]): Promise<void> {
+    const name = this.ensureTable(collection)
+    const index = `"ix_${collection}_${fields.join('_').replace(/[^A-Za-z0-9_]/g, '_')}"`
+    this.db.exec(`CREATE INDEX IF NOT EXISTS ${index} ON ${name} (${fields.map(fieldExpression).join(', ')})`)
+  }
+
+  async dropCollection(collection: string): Promise<void> {
+    this.db.exec(`DROP TABLE IF EXISTS ${table(collection)}`)
+    this.tables.delete(collection)
+    for (const sql of this.statements.keys()) if (sql.includes(table(collection))) this.statements.delete(sql)
+  }
+
+  async acquireLease(name: string, owner: string, ttlMs: number, now: number): Promise<boolean> {
+    const taken = this.statement(`INSERT INTO leases (name, owner, expires_at) VALUES (?, ?, ?)
+      ON CONFLICT (name) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at
+      WHERE leases.owner = excluded.owner OR leases.expires_at <= ?`).run(name, owner, now + ttlMs, now)
+    return taken.changes === 1
+  }
+
+  async releaseLease(name: string, owner: string): Promise<void> {
+    this.statement('DELETE FROM leases WHERE name = ? AND owner = ?').run(name, owner)
+  }
+
+  async close(): Promise<void> {
+    if (this.db.open) this.db.close()
+  }
+}

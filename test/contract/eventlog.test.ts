@@ -1,0 +1,20 @@
+import t from 'tap'
+import { join } from 'node:path'
+import { SqliteEventLog } from '../../src/eventlog/sqlite.js'
+import { tempDir } from '../support/temp.js'
+import { eventLogContract, type EventLogAdapter } from './eventlog-contract.js'
+
+const adapters: EventLogAdapter[] = [
+  { name: 'sqlite', exactSizes: true, open: async () => new SqliteEventLog({ path: join(tempDir(t), 'events.sqlite') }) },
+]
+const esdbUrl = process.env['HEDGELOG_TEST_EVENTSTORE_URL']
+if (esdbUrl) {
+  const { EsdbEventLog } = await import('../../src/eventlog/esdb.js')
+  adapters.push({ name: 'eventstoredb', exactSizes: false, open: async () => EsdbEventLog.connect(esdbUrl) })
+} else {
+  t.comment('event log contract: skipped eventstoredb (set HEDGELOG_TEST_EVENTSTORE_URL to run it)')
+}
+
+for (const adapter of adapters) {
+  t.test(`event log contract on ${adapter.name}`, async (t) => eventLogContract(t, adapter))
+}

@@ -1,0 +1,102 @@
+import type { Test } from 'tap'
+import { CheckpointConflict, type ReadStore } from '../../src/readstore/port.js'
+import { collect } from '../support/collect.js'
+
+export interface ReadStoreAdapter {
+  readonly name: string
+  open(): Promise<ReadStore>
+}
+
+const at = (n: number) => ({ commit: BigInt(n), prepare: BigInt(n) })
+
+/** Runs the read-store contract against one adapter. */
+export const readStoreContract = (t: Test, adapter: ReadStoreAdapter): void => {
+  let store: ReadStore
+  t.before(async () => { store = await adapter.open() })
+  t.teardown(async () => { await store.close() })
+
+  const people = [
+    { id: 'p1', name: 'Ada', team: 1, active: true, address: { city: 'London' } },
+    { id: 'p2', name: 'Grace', team: 2, active: false, address: { city: 'New York' } },
+    { id: 'p3', name: 'Alan', team: 1, active: true, address: { city: 'London' } },
+    { id: 'p4', name: 'Edsger', team: 1, active: false, address: null },
+  ]
+  t.before(async () => {
+    await store.ensureIndex('people', ['team', 'name'])
+    await store.commit({ checkpoint: 'people-loader', expected: null, next: at(1), changes: people.map((doc) => ({ collection: 'people', id: doc.id, doc })) })
+  })
+
+  t.test('documents are read back by id, and a missing id is null', async (t) => {
+    t.same(await store.get('people', 'p2'), people[1])
+    t.equal(await store.get('people', 'nobody'), null)
+    t.equal(await store.get('never_written', 'x'), null, 'an unknown collection reads as empty')
+  })
+
+  t.test('find filters by equality on top-level and dotted fields, sorts, pages and counts', async (t) => {
+    const names = (docs: { name?: unknown }[]) => docs.map((d) => d.name)
+    t.same(names(await store.find('people', { where: { team: 1 }, orderBy: [['name', 'asc']] })), ['Ada', 'Alan', 'Edsger'])
+    t.same(names(await store.find('people', { where: { team: 1, active: true }, orderBy: [['name', 'desc']] })), ['Alan', 'Ada'])
+    t.same(names(await store.find('people', { where: { 'address.city': 'London' }, orderBy: [['name', 'asc']] })), ['Ada', 'Alan'])
+    t.same(names(await store.find('people', { where: { address: null } })), ['Edsger'], 'null matches a null field')
+    t.same(names(await store.find('people', { orderBy: [['name', 'asc']], limit: 2, offset: 1 })), ['Alan', 'Edsger'])
+    t.same(names(await store.find('people', { where: { team: '1' } })), [], 'a string does not equal a number')
+    t.equal(await store.count('people', { team: 1 }), 3)
+    t.equal(await store.count('people'), 4)
+  })
+
+  t.test('keys that start with $ or contain dots survive a round trip and can be filtered on', async (t) => {
+    const doc = { id: 'odd', properties: { $browser: 'Firefox', 'utm.source': 'ads', nested: { $set: { a: 1 } } }, tags: ['x'] }
+    await store.commit({ checkpoint: 'odd-loader', expected: null, next: at(1), changes: [{ collection: 'odd_keys', id: 'odd', doc }] })
+    t.same(await store.get('odd_keys', 'odd'), doc)
+    t.same(await store.find('odd_keys', { where: { 'properties.$browser': 'Firefox' } }), [doc])
+  })
+
+  t.test('a commit writes documents and moves the checkpoint together', async (t) => {
+    await store.commit({ checkpoint: 'things@v1', expected: null, next: at(5), changes: [{ collection: 'things', id: 'a', doc: { id: 'a', n: 1 } }] })
+    t.same(await store.checkpoint('things@v1'), at(5))
+    await store.commit({
+      checkpoint: 'things@v1', expected: at(5), next: at(9),
+      changes: [{ collection: 'things', id: 'a', doc: null }, { collection: 'things', id: 'b', doc: { id: 'b', n: 2 } }],
+    })
+    t.same(await store.checkpoint('things@v1'), at(9))
+    t.equal(await store.get('things', 'a'), null, 'a null document deletes')
+    t.same(await store.get('things', 'b'), { id: 'b', n: 2 })
+    t.equal(await store.checkpoint('never-ran'), null)
+  })
+
+  t.test('a commit against a moved checkpoint writes nothing', async (t) => {
+    await store.commit({ checkpoint: 'race@v1', expected: null, next: at(3), changes: [] })
+    await t.rejects(store.commit({ checkpoint: 'race@v1', expected: at(2), next: at(4), changes: [{ collection: 'race', id: 'x', doc: { id: 'x' } }] }), CheckpointConflict)
+    await t.rejects(store.commit({ checkpoint: 'race@v1', expected: null, next: at(4), changes: [{ collection: 'race', id: 'y', doc: { id: 'y' } }] }), CheckpointConflict)
+    t.equal(await store.get('race', 'x'), null)
+    t.equal(await store.get('race', 'y'), null)
+    t.same(await store.checkpoint('race@v1'), at(3))
+  })
+
+  t.test('scan returns every document in ascending id order', async (t) => {
+    const ids = Array.from({ length: 1203 }, (_, i) => `doc-${String(i).padStart(5, '0')}`)
+    await store.commit({ checkpoint: 'scan-loader', expected: null, next: at(1), changes: [...ids].reverse().map((id) => ({ collection: 'scanned', id, doc: { id } })) })
+    t.same((await collect(store.scan('scanned'))).map((row) => row.id), ids)
+  })
+
+  t.test('a dropped collection reads as empty', async (t) => {
+    await store.commit({ checkpoint: 'drop-loader', expected: null, next: at(1), changes: [{ collection: 'dropped', id: 'a', doc: { id: 'a' } }] })
+    await store.dropCollection('dropped')
+    await store.dropCollection('dropped')
+    t.equal(await store.count('dropped'), 0)
+  })
+
+  t.test('a lease has one holder until it expires', async (t) => {
+    t.equal(await store.acquireLease('projector', 'a', 1000, 10_000), true)
+    t.equal(await store.acquireLease('projector', 'b', 1000, 10_500), false, 'another owner waits')
+    t.equal(await store.acquireLease('projector', 'a', 1000, 10_900), true, 'the holder renews')
+    t.equal(await store.acquireLease('projector', 'b', 1000, 12_000), true, 'an expired lease passes on')
+    await store.releaseLease('projector', 'b')
+    t.equal(await store.acquireLease('projector', 'a', 1000, 12_001), true, 'a released lease is free')
+  })
+
+  t.test('bad collection and field names are refused', async (t) => {
+    await t.rejects(store.get('Robert"); DROP TABLE x;--', 'a'), TypeError)
+    await t.rejects(store.find('people', { where: { "name') OR 1=1 --": 'x' } }), TypeError)
+  })
+}
