@@ -1,6 +1,6 @@
 import type { EventLog, JsonObject, Position, RecordedEvent, SubscriptionItem } from '../src/eventlog/port.js'
 import { comparePositions } from '../src/eventlog/port.js'
-import type { DocumentChange, ReadStore } from '../src/readstore/port.js'
+import { CheckpointConflict, type DocumentChange, type ReadStore } from '../src/readstore/port.js'
 import type { Projector } from './projector.js'
 import { checkpointName, physicalCollection, type Build } from './names.js'
 
@@ -23,6 +23,8 @@ class NeedDocument {
 }
 
 const IDLE = Symbol('idle')
+const idle = (ms: number): Promise<typeof IDLE> =>
+  new Promise((resolve) => (ms === 0 ? setImmediate(() => resolve(IDLE)) : setTimeout(() => resolve(IDLE), ms).unref()))
 const CACHE_LIMIT = 50_000
 
 const deepFreeze = <T>(value: T): T => {
@@ -47,6 +49,7 @@ export class ProjectionRunner {
   error: unknown = null
   private committed: Position | null = null
   private lastPersistAt = 0
+  private unpersisted: Position | null = null
   private readonly cache = new Map<string, JsonObject | null>()
   private readonly waiters = new Set<{ position: Position; resolve: (reached: boolean) => void }>()
   private stopRequested = false
@@ -55,6 +58,10 @@ export class ProjectionRunner {
 
   constructor(private readonly options: RunnerOptions) {
     this.checkpointName = checkpointName(options.projector.name, options.build)
+  }
+
+  private get idleCheckpointMs(): number {
+    return this.options.idleCheckpointMs ?? 1000
   }
 
   get projector(): Projector {
@@ -70,24 +77,42 @@ export class ProjectionRunner {
   }
 
   async start(): Promise<void> {
-    const { store, projector, log } = this.options
+    const { store, projector } = this.options
     for (const [collection, indexes] of Object.entries(projector.indexes ?? {})) {
       for (const fields of indexes) await store.ensureIndex(this.physical(collection), fields)
     }
-    this.committed = await store.checkpoint(this.checkpointName)
-    this.position = this.committed
-    const subscription = log.subscribeToAll({
-      fromPosition: this.committed ?? 'start',
-      filter: { eventTypes: projector.handles },
-    })
-    this.unsubscribe = () => subscription.unsubscribe()
     this.status = 'catching_up'
-    this.loop = this.run(subscription[Symbol.asyncIterator]()).catch((error: unknown) => {
+    this.loop = this.supervise().catch((error: unknown) => {
       this.status = 'failed'
       this.error = error
       this.releaseWaiters()
       this.options.onError?.(error)
     })
+  }
+
+  /**
+   * Runs from the stored checkpoint. When a commit finds the checkpoint moved (another instance
+   * of this build got there first), the cached documents may be stale: drop them and resume
+   * from what is stored. Any other error stops the projection; nothing is ever skipped.
+   */
+  private async supervise(): Promise<void> {
+    while (!this.stopRequested) {
+      this.cache.clear()
+      this.committed = await this.options.store.checkpoint(this.checkpointName)
+      if (this.committed && (!this.position || comparePositions(this.committed, this.position) > 0)) this.advance(this.committed)
+      const subscription = this.options.log.subscribeToAll({
+        fromPosition: this.committed ?? 'start',
+        filter: { eventTypes: this.options.projector.handles },
+      })
+      this.unsubscribe = () => subscription.unsubscribe()
+      try {
+        await this.run(subscription[Symbol.asyncIterator]())
+        return
+      } catch (error) {
+        await subscription.unsubscribe()
+        if (!(error instanceof CheckpointConflict)) throw error
+      }
+    }
   }
 
   private async run(items: AsyncIterator<SubscriptionItem>): Promise<void> {
@@ -96,12 +121,13 @@ export class ProjectionRunner {
     let pending: Promise<IteratorResult<SubscriptionItem>> | null = null
     while (!this.stopRequested) {
       pending ??= items.next()
-      // While events keep arriving without a wait, keep folding; commit as soon as the source pauses.
-      const result = batch.length > 0
-        ? await Promise.race([pending, new Promise<typeof IDLE>((resolve) => setImmediate(() => resolve(IDLE)))])
-        : await pending
+      // While events keep arriving without a wait, keep folding; commit as soon as the source
+      // pauses. A skipped-to position is persisted once things have been quiet for a while.
+      const wait = batch.length > 0 ? 0 : this.unpersisted ? this.idleCheckpointMs : -1
+      const result = wait < 0 ? await pending : await Promise.race([pending, idle(wait)])
       if (result === IDLE) {
-        await this.flush(batch)
+        if (batch.length > 0) await this.flush(batch)
+        else await this.persist(this.unpersisted!)
         continue
       }
       pending = null
@@ -117,7 +143,6 @@ export class ProjectionRunner {
       }
     }
     await this.flush(batch)
-    if (this.status !== 'failed') this.status = 'stopped'
   }
 
   private async flush(batch: RecordedEvent[]): Promise<void> {
@@ -132,6 +157,7 @@ export class ProjectionRunner {
     const next = events.at(-1)!.position
     await this.options.store.commit({ checkpoint: this.checkpointName, expected: this.committed, next, changes })
     this.committed = next
+    this.unpersisted = null
     this.lastPersistAt = Date.now()
     if (this.cache.size > CACHE_LIMIT) this.cache.clear()
     this.advance(next)
@@ -173,12 +199,16 @@ export class ProjectionRunner {
   /** Nothing this projector reads lies at or before `position`: move on, persisting now and then. */
   private async skipTo(position: Position): Promise<void> {
     if (this.position && comparePositions(position, this.position) <= 0) return
-    if (Date.now() - this.lastPersistAt >= (this.options.idleCheckpointMs ?? 1000)) {
-      await this.options.store.commit({ checkpoint: this.checkpointName, expected: this.committed, next: position, changes: [] })
-      this.committed = position
-      this.lastPersistAt = Date.now()
-    }
     this.advance(position)
+    if (Date.now() - this.lastPersistAt >= this.idleCheckpointMs) await this.persist(position)
+    else this.unpersisted = position
+  }
+
+  private async persist(position: Position): Promise<void> {
+    await this.options.store.commit({ checkpoint: this.checkpointName, expected: this.committed, next: position, changes: [] })
+    this.committed = position
+    this.unpersisted = null
+    this.lastPersistAt = Date.now()
   }
 
   private advance(position: Position): void {

@@ -1,4 +1,4 @@
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify'
 import type { EventLog } from './eventlog/port.js'
 import type { ReadStore } from './readstore/port.js'
 import type { ProjectionSet } from '../projections/projection-set.js'
@@ -18,13 +18,14 @@ export interface AppDeps {
   readonly projections?: ProjectionSet
   /** Which route groups to serve; `/_health` is always served. */
   readonly roles: readonly HttpRole[]
-  readonly logger?: FastifyServerOptions['logger']
+  /** A pino logger; none in tests. */
+  readonly logger?: FastifyBaseLogger
 }
 
 /** Builds the HTTP app without listening, so tests can `inject` and the CLI can `listen`. */
 export const buildApp = async (deps: AppDeps): Promise<FastifyInstance> => {
   const app = Fastify({
-    logger: deps.logger ?? false,
+    ...(deps.logger ? { loggerInstance: deps.logger } : { logger: false }),
     routerOptions: { ignoreTrailingSlash: true },
     bodyLimit: 20 * 1024 * 1024,
   })

@@ -1,0 +1,199 @@
+import {
+  ANY, BACKWARDS, END, EventStoreDBClient, FORWARDS, MaxAppendSizeExceededError, NO_STREAM, START, STREAM_EXISTS,
+  WrongExpectedVersionError, jsonEvent, type ExpectedRevision as ClientExpectedRevision, type ReadRevision,
+} from '@eventstore/db-client'
+import { recordSize, validateEvent } from './append-rules.js'
+import { EventLogError, MaxAppendSizeExceeded, StreamNotFound, WrongExpectedVersion } from './errors.js'
+import {
+  esdbSubscription, fromClientPosition, fromClientRecord, isSystemRecord, positionOf, records, toEventLogError, toReadPosition,
+} from './esdb-subscription.js'
+import type {
+  ActualRevision, AppendOptions, AppendResult, EventData, EventLog, ExpectedRevision, Position, ReadAllOptions,
+  ReadStreamOptions, RecordedEvent, SubscribeOptions, Subscription,
+} from './port.js'
+
+const clientRevision = (expected: Exclude<ExpectedRevision, 'stream_exists'>): ClientExpectedRevision => {
+  if (expected === 'any') return ANY
+  if (expected === 'no_stream') return NO_STREAM
+  // The client would send a negative revision as a huge unsigned one, or fail to encode it.
+  if (expected < 0n) throw new TypeError(`expected revision must not be negative: ${expected}`)
+  return expected
+}
+
+const actualRevision = (actual: bigint | 'no_stream'): ActualRevision =>
+  actual === 'no_stream' || BigInt(actual) < 0n ? 'no_stream' : BigInt(actual)
+
+/** Write-side translation; the expectation reported is the caller's, in our spelling. */
+const toWriteError = (error: unknown, stream: string, expected: ExpectedRevision, size: number): unknown => {
+  if (error instanceof WrongExpectedVersionError) return new WrongExpectedVersion(stream, expected, actualRevision(error.actualVersion))
+  if (error instanceof MaxAppendSizeExceededError) return new MaxAppendSizeExceeded(error.maxAppendSize, size)
+  return toEventLogError(error, stream)
+}
+
+const samePosition = (a: Position, b: Position): boolean => a.commit === b.commit && a.prepare === b.prepare
+
+/**
+ * The production event log: a thin translation of our port onto `@eventstore/db-client`. The
+ * server enforces the append rules that the SQLite log restates; this adapter only validates what
+ * the server would mangle and maps names, positions and errors.
+ */
+export class EsdbEventLog implements EventLog {
+  readonly kind = 'eventstoredb' as const
+  private closed = false
+  private readonly inFlight = new Set<Promise<void>>()
+
+  constructor(private readonly client: EventStoreDBClient) {}
+
+  /** The client connects lazily, on the first call; `esdb://host:2113?tls=false` for a dev node. */
+  static connect(connectionString: string): EsdbEventLog {
+    return new EsdbEventLog(EventStoreDBClient.connectionString(connectionString))
+  }
+
+  async append(stream: string, events: readonly EventData[], options: AppendOptions = {}): Promise<AppendResult> {
+    if (this.closed) throw new EventLogError('event log is closed')
+    if (events.length === 0) throw new TypeError('an append needs at least one event')
+    const expected = options.expectedRevision ?? 'any'
+    const expectedRevision = expected === 'stream_exists' ? STREAM_EXISTS : clientRevision(expected)
+    let size = 0
+    const proposed = events.map((event) => {
+      validateEvent(event)
+      // Serialised here so that a bigint fails in our code: inside the client's batch writer the
+      // TypeError would become an unhandled rejection and the append would never settle.
+      const data = Buffer.byteLength(JSON.stringify(event.data))
+      const metadata = event.metadata === undefined ? 0 : Buffer.byteLength(JSON.stringify(event.metadata))
+      size += recordSize(event.type, data, metadata)
+      return jsonEvent({ id: event.id, type: event.type, data: event.data, metadata: event.metadata })
+    })
+    const work = (async (): Promise<AppendResult> => {
+      try {
+        const result = await this.client.appendToStream(stream, proposed, { expectedRevision })
+        const revision = BigInt(result.nextExpectedRevision)
+        const position = result.position ? fromClientPosition(result.position) : await this.positionAt(stream, revision)
+        return { nextExpectedRevision: revision, position }
+      } catch (error) {
+        throw toWriteError(error, stream, expected, size)
+      }
+    })()
+    const settled = work.then(() => undefined, () => undefined)
+    this.inFlight.add(settled)
+    void settled.then(() => this.inFlight.delete(settled))
+    return work
+  }
+
+  /** Servers before 22.x answer an idempotent retry without a position; the stored event has it. */
+  private async positionAt(stream: string, revision: bigint): Promise<Position> {
+    for await (const event of this.readStream(stream, { fromRevision: revision, maxCount: 1 })) return event.position
+    throw new EventLogError(`Stream ${stream} has no event at revision ${revision}`)
+  }
+
+  async *readStream(stream: string, options: ReadStreamOptions = {}): AsyncIterable<RecordedEvent> {
+    const backwards = options.direction === 'backwards'
+    let from = options.fromRevision ?? (backwards ? 'end' : 'start')
+    let remaining = options.maxCount ?? Number.MAX_SAFE_INTEGER
+    if (typeof from === 'bigint' && from < 0n) {
+      if (backwards) remaining = 0
+      from = 'start'
+    }
+    const fromRevision: ReadRevision = from === 'start' ? START : from === 'end' ? END : from
+    // At least one event is asked for, so that a missing stream fails even when none is wanted,
+    // as it does embedded. Our own streams never hold `$` events, so maxCount can go to the server.
+    const read = this.client.readStream(stream, { fromRevision, direction: backwards ? BACKWARDS : FORWARDS, maxCount: Math.max(1, remaining) })
+    for await (const resolved of records(read, (error) => toEventLogError(error, stream))) {
+      if (remaining <= 0) return
+      if (!resolved.event || isSystemRecord(resolved.event)) continue
+      yield fromClientRecord(resolved.event)
+      remaining--
+    }
+  }
+
+  /**
+   * `$all` holds system events that the embedded log does not; they are skipped and do not count
+   * against maxCount, so a full page that had some is followed by another one. Pages after the
+   * first start at the last position read, inclusively, so that record is skipped.
+   */
+  async *readAll(options: ReadAllOptions = {}): AsyncIterable<RecordedEvent> {
+    const backwards = options.direction === 'backwards'
+    let remaining = options.maxCount ?? Number.MAX_SAFE_INTEGER
+    let from = toReadPosition(options.fromPosition ?? (backwards ? 'end' : 'start'))
+    let skip: Position | undefined
+    while (remaining > 0) {
+      const page = remaining + (skip ? 1 : 0)
+      let received = 0
+      let last: Position | undefined
+      const read = this.client.readAll({ fromPosition: from, direction: backwards ? BACKWARDS : FORWARDS, maxCount: page })
+      for await (const resolved of records(read, (error) => toEventLogError(error))) {
+        received++
+        if (!resolved.event) continue
+        const position = positionOf(resolved.event)
+        if (skip && samePosition(skip, position)) continue
+        last = position
+        if (isSystemRecord(resolved.event)) continue
+        yield fromClientRecord(resolved.event)
+        if (--remaining === 0) return
+      }
+      if (received < page || !last) return
+      from = last
+      skip = last
+    }
+  }
+
+  subscribeToAll(options: SubscribeOptions = {}): Subscription {
+    return esdbSubscription({ client: this.client, headPosition: () => this.headPosition(), isClosed: () => this.closed }, options)
+  }
+
+  /**
+   * The newest non-system event among the last few records. When those are all system events,
+   * the newest record's position will do, unless they reach back to the start of the log: a log
+   * with no events of ours is empty, as it is embedded.
+   */
+  async headPosition(): Promise<Position | null> {
+    const window = 32
+    let newest: Position | null = null
+    let seen = 0
+    const read = this.client.readAll({ fromPosition: END, direction: BACKWARDS, maxCount: window })
+    for await (const resolved of records(read, (error) => toEventLogError(error))) {
+      seen++
+      if (!resolved.event) continue
+      const position = positionOf(resolved.event)
+      newest ??= position
+      if (!isSystemRecord(resolved.event)) return position
+    }
+    return seen < window ? null : newest
+  }
+
+  async deleteStream(stream: string, options: AppendOptions = {}): Promise<void> {
+    await this.changeStream(stream, options.expectedRevision ?? 'any', 'delete')
+  }
+
+  async tombstoneStream(stream: string, options: AppendOptions = {}): Promise<void> {
+    await this.changeStream(stream, options.expectedRevision ?? 'any', 'tombstone')
+  }
+
+  private async changeStream(stream: string, expected: ExpectedRevision, change: 'delete' | 'tombstone'): Promise<void> {
+    if (this.closed) throw new EventLogError('event log is closed')
+    // The client's delete calls take no `stream_exists`: expect the current last revision instead.
+    const revision = expected === 'stream_exists' ? await this.lastRevision(stream) : clientRevision(expected)
+    try {
+      if (change === 'delete') await this.client.deleteStream(stream, { expectedRevision: revision })
+      else await this.client.tombstoneStream(stream, { expectedRevision: revision })
+    } catch (error) {
+      throw toWriteError(error, stream, expected, 0)
+    }
+  }
+
+  private async lastRevision(stream: string): Promise<bigint> {
+    try {
+      for await (const event of this.readStream(stream, { direction: 'backwards', maxCount: 1 })) return event.revision
+    } catch (error) {
+      if (!(error instanceof StreamNotFound)) throw error
+    }
+    throw new WrongExpectedVersion(stream, 'stream_exists', 'no_stream')
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return
+    this.closed = true
+    await Promise.all(this.inFlight)
+    await this.client.dispose()
+  }
+}

@@ -1,0 +1,117 @@
+#!/usr/bin/env node
+import closeWithGrace from 'close-with-grace'
+import { pino } from 'pino'
+import { parseArgs } from 'node:util'
+import { initialize, issueApiKey, readInstallation, revokeApiKey } from './accounts/commands.js'
+import { ConfigError, loadConfig, type Config } from './config.js'
+import { DomainError } from './kernel/errors.js'
+import type { CommandContext } from './kernel/handle-command.js'
+import { newEventId } from './kernel/ids.js'
+import { ROLES, startService, type Role } from './service.js'
+import { openEventLog } from './storage.js'
+
+const USAGE = `usage: hedgelog <command>
+
+  serve [--roles api,ingest,projector,scheduler]   run the service (all roles by default)
+  init [--json]                                    create the organization, user, project and a key, once
+  keys create --scopes a:read,b:write [--label L] [--json]
+                                                   issue a personal API key for the init user ('*' for all)
+  keys revoke <key id>                             revoke a personal API key
+
+environment: PORT, HOST, HEDGELOG_DATA_DIR, HEDGELOG_EVENTSTORE_URL, HEDGELOG_MONGO_URL, LOG_LEVEL`
+
+class UsageError extends Error {}
+
+const cliContext = (): CommandContext => ({ actor: 'cli', now: new Date().toISOString(), correlationId: newEventId() })
+
+const print = (json: boolean, value: Record<string, unknown>, text: string): void => {
+  process.stdout.write(json ? `${JSON.stringify(value)}\n` : `${text}\n`)
+}
+
+const serve = async (config: Config, args: string[]): Promise<void> => {
+  const { values } = parseArgs({ args, options: { roles: { type: 'string', default: ROLES.join(',') } } })
+  const roles = values.roles.split(',').map((r) => r.trim()).filter((r) => r !== '')
+  const unknown = roles.filter((r) => !(ROLES as readonly string[]).includes(r))
+  if (roles.length === 0 || unknown.length > 0) throw new UsageError(`unknown role: ${unknown.join(', ') || '(none)'}; roles are ${ROLES.join(', ')}`)
+  const logger = pino({ level: config.LOG_LEVEL })
+  const service = await startService(config, roles as Role[], logger)
+  logger.info({ roles, address: service.address, eventLog: service.log.kind, readStore: service.store.kind }, 'hedgelog started')
+  closeWithGrace({ delay: 10_000 }, async ({ signal, err }) => {
+    if (err) logger.error({ err }, 'shutting down after an error')
+    else logger.info({ signal }, 'shutting down')
+    await service.close()
+  })
+}
+
+const withLog = async <T>(config: Config, work: (log: Awaited<ReturnType<typeof openEventLog>>) => Promise<T>): Promise<T> => {
+  const log = await openEventLog(config)
+  try {
+    return await work(log)
+  } finally {
+    await log.close()
+  }
+}
+
+const init = async (config: Config, args: string[]): Promise<void> => {
+  const { values } = parseArgs({ args, options: { json: { type: 'boolean', default: false } } })
+  await withLog(config, async (log) => {
+    const context = cliContext()
+    const installation = await initialize(log, context)
+    const key = await issueApiKey(log, { userUuid: installation.user_uuid, scopes: ['*'], label: 'hedgelog init' }, context)
+    const result = { ...installation, personal_api_key: key.value, personal_api_key_id: key.id }
+    print(values.json, result, Object.entries(result).map(([k, v]) => `${k}: ${String(v)}`).join('\n'))
+  })
+}
+
+const keys = async (config: Config, args: string[]): Promise<void> => {
+  const [action, ...rest] = args
+  if (action === 'create') {
+    const { values } = parseArgs({
+      args: rest,
+      options: { scopes: { type: 'string' }, label: { type: 'string', default: 'hedgelog keys create' }, json: { type: 'boolean', default: false } },
+    })
+    if (!values.scopes) throw new UsageError('keys create needs --scopes (comma-separated, or * for all)')
+    const scopes = values.scopes.split(',')
+    await withLog(config, async (log) => {
+      const installation = await readInstallation(log)
+      if (!installation) throw new UsageError('no installation yet: run `hedgelog init` first')
+      const key = await issueApiKey(log, { userUuid: installation.userUuid, scopes, label: values.label }, cliContext())
+      print(values.json, { personal_api_key: key.value, scopes: key.scopes, id: key.id }, `personal_api_key: ${key.value}\nid: ${key.id}\nscopes: ${key.scopes.join(',')}`)
+    })
+    return
+  }
+  if (action === 'revoke') {
+    const { positionals } = parseArgs({ args: rest, allowPositionals: true })
+    if (positionals.length !== 1) throw new UsageError('keys revoke needs exactly one key id')
+    await withLog(config, (log) => revokeApiKey(log, positionals[0]!, cliContext()))
+    process.stdout.write(`revoked ${positionals[0]}\n`)
+    return
+  }
+  throw new UsageError(USAGE)
+}
+
+const main = async (argv: string[]): Promise<void> => {
+  const [command = 'serve', ...args] = argv
+  if (command === '--help' || command === 'help' || command === '-h') {
+    process.stdout.write(`${USAGE}\n`)
+    return
+  }
+  const config = loadConfig(process.env)
+  switch (command) {
+    case 'serve': return serve(config, args)
+    case 'init': return init(config, args)
+    case 'keys': return keys(config, args)
+    default: throw new UsageError(USAGE)
+  }
+}
+
+main(process.argv.slice(2)).catch((error: unknown) => {
+  if (error instanceof ConfigError || error instanceof UsageError || error instanceof DomainError) {
+    process.stderr.write(`hedgelog: ${error.message}\n`)
+  } else if (error instanceof Error && (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+    process.stderr.write(`hedgelog: ${error.message}\n${USAGE}\n`)
+  } else {
+    process.stderr.write(`hedgelog: ${error instanceof Error ? error.stack ?? error.message : String(error)}\n`)
+  }
+  process.exit(1)
+})

@@ -1,0 +1,249 @@
+import {
+  MongoClient, MongoServerError, type AnyBulkWriteOperation, type ClientSession, type Collection, type Db, type Filter, type SortDirection,
+} from 'mongodb'
+import type { JsonObject, Position } from '../eventlog/port.js'
+import {
+  CheckpointConflict, assertCollection, assertField, type CommitBatch, type DocumentChange, type FindQuery, type ReadStore,
+} from './port.js'
+
+interface StoredDocument {
+  _id: string
+  [key: string]: unknown
+}
+
+/** Positions as decimal strings: exact beyond 2^53 without asking the driver for bigints. */
+interface CheckpointDocument {
+  _id: string
+  commit: string
+  prepare: string
+}
+
+interface LeaseDocument {
+  _id: string
+  owner: string
+  expiresAt: number
+}
+
+const DUPLICATE_KEY = 11000
+const NAMESPACE_NOT_FOUND = 26
+const NAMESPACE_EXISTS = 48
+const PAGE = 500
+const RESERVED = new Set(['checkpoints', 'leases'])
+
+const hasCode = (error: unknown, code: number): boolean => error instanceof MongoServerError && error.code === code
+
+/**
+ * Mongo refuses or misreads keys with dots, a leading `$` or a NUL, and PostHog property names
+ * such as `$browser` are common. Those characters are percent-encoded, `%` itself included, so
+ * decoding is exact; a top-level `_id` key is encoded too, as `_id` holds the document id.
+ */
+const escapeKey = (key: string): string =>
+  key.replace(/[%.\0]|^\$/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`)
+
+const unescapeKey = (key: string): string =>
+  key.replace(/%([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)))
+
+/** escapeKey never yields `_id` from another key, so this can run before or after it. */
+const escapeId = (key: string): string => (key === '_id' ? '%5Fid' : key)
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  value !== null && typeof value === 'object' && !Array.isArray(value)
+
+const renameKeys = (value: Record<string, unknown>, rename: (key: string) => string): Record<string, unknown> =>
+  Object.fromEntries(Object.entries(value).map(([key, v]) => [rename(key), v]))
+
+/** Through JSON first, so that what is stored is exactly what the SQLite store would store. */
+const toStored = (doc: JsonObject): Record<string, unknown> =>
+  renameKeys(JSON.parse(JSON.stringify(doc), (_, value: unknown) => (isPlainObject(value) ? renameKeys(value, escapeKey) : value)), escapeId)
+
+const fromStoredValue = (value: unknown): unknown =>
+  Array.isArray(value) ? value.map(fromStoredValue)
+    : isPlainObject(value) ? Object.fromEntries(Object.entries(value).map(([key, v]) => [unescapeKey(key), fromStoredValue(v)]))
+      : value
+
+const fromStored = <T extends JsonObject>({ _id, ...doc }: StoredDocument): T => fromStoredValue(doc) as T
+
+/** A dotted field as stored: every segment escaped, the first as a top-level key. */
+const storedPath = (field: string): string => {
+  assertField(field)
+  return field.split('.').map((segment, i) => (i === 0 ? escapeId(escapeKey(segment)) : escapeKey(segment))).join('.')
+}
+
+/**
+ * `null` matches documents where the field is null or missing, as `json_extract(...) IS NULL`
+ * does in the SQLite store. Equality on an array field matches any element (Mongo's rule).
+ */
+const filterOf = (where: FindQuery['where']): Filter<StoredDocument> =>
+  Object.fromEntries(Object.entries(where ?? {}).map(([field, value]) => [storedPath(field), value]))
+
+const positionOf = (doc: CheckpointDocument): Position => ({ commit: BigInt(doc.commit), prepare: BigInt(doc.prepare) })
+
+/**
+ * Read models in MongoDB: one collection per read-model collection, documents `{_id: id, ...}`
+ * with escaped keys, and the projection checkpoints in `checkpoints`, so that "write documents
+ * and move the checkpoint" is one transaction. Transactions need a replica set (one node will do).
+ */
+export class MongoReadStore implements ReadStore {
+  readonly kind = 'mongodb' as const
+  private readonly created = new Set<string>()
+
+  private constructor(private readonly client: MongoClient, private readonly db: Db) {}
+
+  static async connect(url: string, databaseName = 'hedgelog'): Promise<MongoReadStore> {
+    const client = new MongoClient(url)
+    await client.connect()
+    return new MongoReadStore(client, client.db(databaseName))
+  }
+
+  private collection(name: string): Collection<StoredDocument> {
+    assertCollection(name)
+    if (RESERVED.has(name)) throw new TypeError(`collection name is reserved for the store itself: ${name}`)
+    return this.db.collection<StoredDocument>(name)
+  }
+
+  private get checkpoints(): Collection<CheckpointDocument> {
+    return this.db.collection<CheckpointDocument>('checkpoints')
+  }
+
+  private get leases(): Collection<LeaseDocument> {
+    return this.db.collection<LeaseDocument>('leases')
+  }
+
+  async get<T extends JsonObject = JsonObject>(collection: string, id: string): Promise<T | null> {
+    const doc = await this.collection(collection).findOne({ _id: id })
+    return doc === null ? null : fromStored<T>(doc)
+  }
+
+  async find<T extends JsonObject = JsonObject>(collection: string, query: FindQuery = {}): Promise<T[]> {
+    const target = this.collection(collection)
+    const filter = filterOf(query.where)
+    const sort = new Map<string, SortDirection>()
+    for (const [field, direction] of query.orderBy ?? []) {
+      const path = storedPath(field)
+      if (!sort.has(path)) sort.set(path, direction === 'desc' ? -1 : 1)
+    }
+    sort.set('_id', 1)
+    // SQLite reads LIMIT 0 as no rows and a negative limit as none; Mongo reads 0 as none and a
+    // negative limit as "one batch of that many".
+    if (query.limit === 0) return []
+    let cursor = target.find(filter).sort(sort).skip(Math.max(0, query.offset ?? 0))
+    if (query.limit !== undefined && query.limit > 0) cursor = cursor.limit(query.limit)
+    return (await cursor.toArray()).map((doc) => fromStored<T>(doc))
+  }
+
+  async count(collection: string, where?: FindQuery['where']): Promise<number> {
+    return this.collection(collection).countDocuments(filterOf(where))
+  }
+
+  /** Pages by id rather than holding one cursor open, which the server would time out when idle. */
+  async *scan(collection: string): AsyncIterable<{ id: string; doc: JsonObject }> {
+    const target = this.collection(collection)
+    let after: string | null = null
+    for (;;) {
+      const filter: Filter<StoredDocument> = after === null ? {} : { _id: { $gt: after } }
+      const page = await target.find(filter).sort({ _id: 1 }).limit(PAGE).toArray()
+      for (const doc of page) yield { id: doc._id, doc: fromStored(doc) }
+      if (page.length < PAGE) return
+      after = page.at(-1)!._id
+    }
+  }
+
+  /**
+   * One transaction: the checkpoint compare-and-set first (a competing writer then conflicts
+   * before any document is touched), then one ordered bulk write per collection. withTransaction
+   * may run the callback again on transient errors, so it only touches the database, in sequence.
+   */
+  async commit(batch: CommitBatch): Promise<void> {
+    const writes = groupByCollection(batch.changes)
+    const targets = [...writes.keys()].map((name) => this.collection(name))
+    await this.createCollections(['checkpoints', ...writes.keys()])
+    await this.client.withSession((session) => session.withTransaction(async () => {
+      await this.moveCheckpoint(batch, session)
+      for (const target of targets) await target.bulkWrite(writes.get(target.collectionName)!, { ordered: true, session })
+      // Majority, so that a failover cannot roll back documents that readers have already seen.
+    }, { writeConcern: { w: 'majority' } }))
+  }
+
+  private async moveCheckpoint(batch: CommitBatch, session: ClientSession): Promise<void> {
+    const next = { commit: batch.next.commit.toString(), prepare: batch.next.prepare.toString() }
+    if (batch.expected === null) {
+      try {
+        await this.checkpoints.insertOne({ _id: batch.checkpoint, ...next }, { session })
+      } catch (error) {
+        throw hasCode(error, DUPLICATE_KEY) ? new CheckpointConflict(batch.checkpoint) : error
+      }
+      return
+    }
+    const expected = { commit: batch.expected.commit.toString(), prepare: batch.expected.prepare.toString() }
+    const moved = await this.checkpoints.updateOne({ _id: batch.checkpoint, ...expected }, { $set: next }, { session })
+    if (moved.matchedCount === 0) throw new CheckpointConflict(batch.checkpoint)
+  }
+
+  /** Collections are created outside transactions: creating one inside may conflict and abort. */
+  private async createCollections(names: Iterable<string>): Promise<void> {
+    for (const name of names) {
+      if (this.created.has(name)) continue
+      try {
+        await this.db.createCollection(name)
+      } catch (error) {
+        if (!hasCode(error, NAMESPACE_EXISTS)) throw error
+      }
+      this.created.add(name)
+    }
+  }
+
+  async checkpoint(name: string): Promise<Position | null> {
+    const doc = await this.checkpoints.findOne({ _id: name })
+    return doc === null ? null : positionOf(doc)
+  }
+
+  async ensureIndex(collection: string, fields: readonly string[]): Promise<void> {
+    await this.collection(collection).createIndex(Object.fromEntries(fields.map((field) => [storedPath(field), 1])))
+    this.created.add(collection)
+  }
+
+  async dropCollection(collection: string): Promise<void> {
+    try {
+      await this.collection(collection).drop()
+    } catch (error) {
+      if (!hasCode(error, NAMESPACE_NOT_FOUND)) throw error
+    }
+    this.created.delete(collection)
+  }
+
+  /** A live lease of another owner makes the upsert insert a second `_id`: that is "not acquired". */
+  async acquireLease(name: string, owner: string, ttlMs: number, now: number): Promise<boolean> {
+    try {
+      const taken = await this.leases.updateOne(
+        { _id: name, $or: [{ owner }, { expiresAt: { $lte: now } }] },
+        { $set: { owner, expiresAt: now + ttlMs } },
+        { upsert: true },
+      )
+      return taken.matchedCount + taken.upsertedCount === 1
+    } catch (error) {
+      if (hasCode(error, DUPLICATE_KEY)) return false
+      throw error
+    }
+  }
+
+  async releaseLease(name: string, owner: string): Promise<void> {
+    await this.leases.deleteOne({ _id: name, owner })
+  }
+
+  async close(): Promise<void> {
+    await this.client.close()
+  }
+}
+
+const groupByCollection = (changes: readonly DocumentChange[]): Map<string, AnyBulkWriteOperation<StoredDocument>[]> => {
+  const writes = new Map<string, AnyBulkWriteOperation<StoredDocument>[]>()
+  for (const change of changes) {
+    const operation: AnyBulkWriteOperation<StoredDocument> = change.doc === null
+      ? { deleteOne: { filter: { _id: change.id } } }
+      : { replaceOne: { filter: { _id: change.id }, replacement: toStored(change.doc), upsert: true } }
+    const list = writes.get(change.collection) ?? []
+    list.push(operation)
+    writes.set(change.collection, list)
+  }
+  return writes
+}

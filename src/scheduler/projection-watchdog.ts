@@ -1,0 +1,34 @@
+import type { EventLog } from '../eventlog/port.js'
+import type { ReadStore } from '../readstore/port.js'
+import type { Projector } from '../../projections/projector.js'
+import type { ProjectionRegistry } from '../../projections/registry.js'
+import { storedStatus } from '../../projections/stored-status.js'
+import type { Job } from './scheduler.js'
+
+export interface StalledProjection {
+  readonly name: string
+  readonly position: string | null
+  readonly lag: number
+}
+
+/**
+ * Warns when a projection is behind the head and has not moved since the previous check, the
+ * sign of a crashed or failed projector (projections are otherwise caught up within a second).
+ */
+export const projectionWatchdog = (deps: {
+  log: EventLog; store: ReadStore; registry: ProjectionRegistry; projectors: readonly Projector[]
+  everyMs?: number; warn: (stalled: StalledProjection) => void
+}): Job => {
+  let previous: Record<string, string | null> = {}
+  return {
+    name: 'projection-watchdog',
+    everyMs: deps.everyMs ?? 30_000,
+    async run() {
+      const status = await storedStatus(deps.log, deps.store, deps.registry, deps.projectors)
+      for (const [name, { position, lag }] of Object.entries(status)) {
+        if (lag > 0 && name in previous && previous[name] === position) deps.warn({ name, position, lag })
+      }
+      previous = Object.fromEntries(Object.entries(status).map(([name, s]) => [name, s.position]))
+    },
+  }
+}

@@ -1,0 +1,72 @@
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify'
+import { hostname } from 'node:os'
+import { buildApp, type HttpRole } from './app.js'
+import type { Config } from './config.js'
+import type { EventLog } from './eventlog/port.js'
+import { newUlid } from './kernel/ids.js'
+import type { ReadStore } from './readstore/port.js'
+import { projectionWatchdog } from './scheduler/projection-watchdog.js'
+import { startScheduler, type Scheduler } from './scheduler/scheduler.js'
+import { openStorage } from './storage.js'
+import { allProjectors } from '../projections/index.js'
+import { ProjectionSet } from '../projections/projection-set.js'
+import { ReadModels } from '../projections/read-models.js'
+import { ProjectionRegistry } from '../projections/registry.js'
+
+export const ROLES = ['api', 'ingest', 'projector', 'scheduler'] as const
+export type Role = (typeof ROLES)[number]
+
+export interface Service {
+  readonly log: EventLog
+  readonly store: ReadStore
+  readonly models: ReadModels
+  readonly projections?: ProjectionSet
+  readonly app?: FastifyInstance
+  /** `http://host:port` once listening. */
+  readonly address?: string
+  /** Stops accepting requests, lets requests in flight finish, then closes the stores. */
+  close(): Promise<void>
+}
+
+/** Opens the stores and starts the requested roles of one process. */
+export const startService = async (config: Config, roles: readonly Role[], logger: FastifyBaseLogger): Promise<Service> => {
+  const { log, store } = await openStorage(config)
+  const registry = new ProjectionRegistry(store)
+  const projections = roles.includes('projector')
+    ? new ProjectionSet({
+      log, store, registry, projectors: allProjectors,
+      onError: (projection, error) => logger.error({ projection, err: error }, 'projection stopped'),
+    })
+    : undefined
+  await projections?.start()
+  const models = new ReadModels({ store, registry, projectors: allProjectors, ...(projections ? { projections } : {}) })
+
+  let scheduler: Scheduler | undefined
+  if (roles.includes('scheduler')) {
+    scheduler = startScheduler({
+      store,
+      owner: `${hostname()}/${process.pid}/${newUlid()}`,
+      jobs: [projectionWatchdog({ log, store, registry, projectors: allProjectors, warn: (stalled) => logger.warn(stalled, 'projection is not advancing') })],
+      onError: (job, error) => logger.error({ job, err: error }, 'scheduled job failed'),
+    })
+  }
+
+  const httpRoles = roles.filter((role): role is HttpRole => role === 'api' || role === 'ingest')
+  let app: FastifyInstance | undefined
+  let address: string | undefined
+  if (httpRoles.length > 0) {
+    app = await buildApp({ log, store, models, roles: httpRoles, logger, ...(projections ? { projections } : {}) })
+    address = await app.listen({ host: config.HOST, port: config.PORT })
+  }
+
+  return {
+    log, store, models, ...(projections ? { projections } : {}), ...(app ? { app } : {}), ...(address ? { address } : {}),
+    async close() {
+      await app?.close()
+      await scheduler?.stop()
+      await projections?.stop()
+      await log.close()
+      await store.close()
+    },
+  }
+}
