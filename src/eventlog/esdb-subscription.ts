@@ -188,6 +188,7 @@ export const esdbSubscription = (source: SubscriptionSource, options: SubscribeO
     if (source.isClosed()) return
     const start = options.fromPosition ?? 'start'
     const head = start === 'end' ? null : await source.headPosition()
+    if (stopped) return
     let last: Position | null = typeof start === 'object' ? start : null
     let caughtUp = false
     const reachedHead = (): boolean => head === null || (last !== null && comparePositions(last, head) >= 0)

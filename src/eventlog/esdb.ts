@@ -49,8 +49,13 @@ export class EsdbEventLog implements EventLog {
     return new EsdbEventLog(EventStoreDBClient.connectionString(connectionString))
   }
 
-  async append(stream: string, events: readonly EventData[], options: AppendOptions = {}): Promise<AppendResult> {
+  /** The client would quietly open a new channel after dispose(). */
+  private assertOpen(): void {
     if (this.closed) throw new EventLogError('event log is closed')
+  }
+
+  async append(stream: string, events: readonly EventData[], options: AppendOptions = {}): Promise<AppendResult> {
+    this.assertOpen()
     if (events.length === 0) throw new TypeError('an append needs at least one event')
     const expected = options.expectedRevision ?? 'any'
     const expectedRevision = expected === 'stream_exists' ? STREAM_EXISTS : clientRevision(expected)
@@ -80,13 +85,14 @@ export class EsdbEventLog implements EventLog {
     return work
   }
 
-  /** Servers before 22.x answer an idempotent retry without a position; the stored event has it. */
+  /** A server may answer an idempotent retry with no position; the stored event has it. */
   private async positionAt(stream: string, revision: bigint): Promise<Position> {
     for await (const event of this.readStream(stream, { fromRevision: revision, maxCount: 1 })) return event.position
     throw new EventLogError(`Stream ${stream} has no event at revision ${revision}`)
   }
 
   async *readStream(stream: string, options: ReadStreamOptions = {}): AsyncIterable<RecordedEvent> {
+    this.assertOpen()
     const backwards = options.direction === 'backwards'
     let from = options.fromRevision ?? (backwards ? 'end' : 'start')
     let remaining = options.maxCount ?? Number.MAX_SAFE_INTEGER
@@ -112,6 +118,7 @@ export class EsdbEventLog implements EventLog {
    * first start at the last position read, inclusively, so that record is skipped.
    */
   async *readAll(options: ReadAllOptions = {}): AsyncIterable<RecordedEvent> {
+    this.assertOpen()
     const backwards = options.direction === 'backwards'
     let remaining = options.maxCount ?? Number.MAX_SAFE_INTEGER
     let from = toReadPosition(options.fromPosition ?? (backwards ? 'end' : 'start'))
@@ -121,7 +128,7 @@ export class EsdbEventLog implements EventLog {
       let received = 0
       let last: Position | undefined
       const read = this.client.readAll({ fromPosition: from, direction: backwards ? BACKWARDS : FORWARDS, maxCount: page })
-      for await (const resolved of records(read, (error) => toEventLogError(error))) {
+      for await (const resolved of records(read, toEventLogError)) {
         received++
         if (!resolved.event) continue
         const position = positionOf(resolved.event)
@@ -147,11 +154,12 @@ export class EsdbEventLog implements EventLog {
    * with no events of ours is empty, as it is embedded.
    */
   async headPosition(): Promise<Position | null> {
+    this.assertOpen()
     const window = 32
     let newest: Position | null = null
     let seen = 0
     const read = this.client.readAll({ fromPosition: END, direction: BACKWARDS, maxCount: window })
-    for await (const resolved of records(read, (error) => toEventLogError(error))) {
+    for await (const resolved of records(read, toEventLogError)) {
       seen++
       if (!resolved.event) continue
       const position = positionOf(resolved.event)
@@ -170,7 +178,7 @@ export class EsdbEventLog implements EventLog {
   }
 
   private async changeStream(stream: string, expected: ExpectedRevision, change: 'delete' | 'tombstone'): Promise<void> {
-    if (this.closed) throw new EventLogError('event log is closed')
+    this.assertOpen()
     // The client's delete calls take no `stream_exists`: expect the current last revision instead.
     const revision = expected === 'stream_exists' ? await this.lastRevision(stream) : clientRevision(expected)
     try {

@@ -53,8 +53,10 @@ const renameKeys = (value: Record<string, unknown>, rename: (key: string) => str
   Object.fromEntries(Object.entries(value).map(([key, v]) => [rename(key), v]))
 
 /** Through JSON first, so that what is stored is exactly what the SQLite store would store. */
-const toStored = (doc: JsonObject): Record<string, unknown> =>
-  renameKeys(JSON.parse(JSON.stringify(doc), (_, value: unknown) => (isPlainObject(value) ? renameKeys(value, escapeKey) : value)), escapeId)
+const toStored = (doc: JsonObject): Record<string, unknown> => {
+  const escape = (_: string, value: unknown): unknown => (isPlainObject(value) ? renameKeys(value, escapeKey) : value)
+  return renameKeys(JSON.parse(JSON.stringify(doc), escape) as Record<string, unknown>, escapeId)
+}
 
 const fromStoredValue = (value: unknown): unknown =>
   Array.isArray(value) ? value.map(fromStoredValue)

@@ -1,0 +1,27 @@
+import t from 'tap'
+import { ConfigError, loadConfig } from '../src/config.js'
+
+t.test('defaults serve on 127.0.0.1:8000 with data in ./data', async (t) => {
+  const config = loadConfig({})
+  t.equal(config.PORT, 8000)
+  t.equal(config.HOST, '127.0.0.1')
+  t.match(config.eventLogPath, /data\/events\.sqlite$/)
+  t.equal(config.HEDGELOG_EVENTSTORE_URL, undefined)
+})
+
+t.test('a bad value names the variable and what was given', async (t) => {
+  t.throws(() => loadConfig({ PORT: 'abc' }), new ConfigError('invalid configuration: PORT must be a whole number from 0 to 65535 (got "abc")'))
+  t.throws(() => loadConfig({ PORT: '70000' }), { message: /^invalid configuration: PORT / })
+  t.throws(() => loadConfig({ HEDGELOG_EVENTSTORE_URL: 'http://x' }), { message: /^invalid configuration: HEDGELOG_EVENTSTORE_URL must be an esdb:\/\// })
+  t.throws(() => loadConfig({ HEDGELOG_MONGO_URL: 'localhost' }), { message: /^invalid configuration: HEDGELOG_MONGO_URL / })
+  t.throws(() => loadConfig({ LOG_LEVEL: 'loud' }), { message: /^invalid configuration: LOG_LEVEL must be one of/ })
+})
+
+t.test('empty variables count as unset', async (t) => {
+  t.equal(loadConfig({ PORT: '', HEDGELOG_MONGO_URL: '' }).PORT, 8000)
+})
+
+t.test('production URLs are accepted', async (t) => {
+  const config = loadConfig({ HEDGELOG_EVENTSTORE_URL: 'esdb://localhost:2113?tls=false', HEDGELOG_MONGO_URL: 'mongodb://localhost:27017/?replicaSet=rs0' })
+  t.equal(config.HEDGELOG_MONGO_DATABASE, 'hedgelog')
+})

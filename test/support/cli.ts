@@ -1,0 +1,39 @@
+import { spawn, type ChildProcess } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
+
+/** The compiled CLI, as `npm start` and `npx hedgelog` run it. */
+export const MAIN = fileURLToPath(new URL('../../src/main.js', import.meta.url))
+
+export interface Run {
+  readonly code: number | null
+  readonly stdout: string
+  readonly stderr: string
+}
+
+export const runCli = (args: string[], env: Record<string, string>): Promise<Run> => new Promise((resolve, reject) => {
+  const child = spawn(process.execPath, [MAIN, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+  let stdout = ''
+  let stderr = ''
+  child.stdout.on('data', (chunk: Buffer) => { stdout += chunk.toString() })
+  child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString() })
+  child.on('error', reject)
+  child.on('close', (code) => resolve({ code, stdout, stderr }))
+})
+
+/** Starts `hedgelog serve` on a free port and resolves with its address once it listens. */
+export const startServer = (args: string[], env: Record<string, string>): Promise<{ child: ChildProcess; address: string; output: () => string }> =>
+  new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [MAIN, 'serve', ...args], { env: { ...process.env, PORT: '0', LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+    let output = ''
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString()
+      const match = /"address":"(http:\/\/[^"]+)"/.exec(output)
+      if (match) resolve({ child, address: match[1]!, output: () => output })
+    }
+    child.stdout!.on('data', onData)
+    child.stderr!.on('data', (chunk: Buffer) => { output += chunk.toString() })
+    child.on('exit', (code) => reject(new Error(`server exited with ${code}: ${output}`)))
+  })
+
+export const exited = (child: ChildProcess): Promise<number | null> =>
+  child.exitCode !== null ? Promise.resolve(child.exitCode) : new Promise((resolve) => child.on('exit', (code) => resolve(code)))
