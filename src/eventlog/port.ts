@@ -120,8 +120,6 @@ export interface EventLog {
   close(): Promise<void>
 }
 
-export const START: Position = Object.freeze({ commit: -1n, prepare: -1n })
-
 export const comparePositions = (a: Position, b: Position): number =>
   a.commit === b.commit ? Number(a.prepare - b.prepare > 0n) - Number(a.prepare - b.prepare < 0n)
     : a.commit > b.commit ? 1 : -1

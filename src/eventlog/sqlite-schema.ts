@@ -1,14 +1,17 @@
 import type { RecordedEvent } from './port.js'
 
 /**
- * Small columns first, so filters on type and stream never read the (possibly overflowing)
- * data pages. No global unique index on event_id: EventStoreDB allows one id in two streams.
+ * Every durable commit writes each page it dirtied to the WAL, so each append touches as few
+ * B-trees as possible: the events table (always its last page) and the (stream, revision)
+ * index, which also answers "last revision of a stream". `deleted_streams` holds only streams
+ * that were soft-deleted or tombstoned. Small columns come first, so filters on type and stream
+ * never read overflowing data pages. No unique index on event_id: EventStoreDB allows one id in
+ * two streams.
  */
 export const SCHEMA = `
-CREATE TABLE IF NOT EXISTS streams (
+CREATE TABLE IF NOT EXISTS deleted_streams (
   stream_id TEXT PRIMARY KEY,
-  last_revision INTEGER NOT NULL,
-  truncate_before INTEGER,
+  truncate_before INTEGER NOT NULL DEFAULT 0,
   soft_deleted INTEGER NOT NULL DEFAULT 0,
   tombstoned INTEGER NOT NULL DEFAULT 0
 ) WITHOUT ROWID;
@@ -23,7 +26,6 @@ CREATE TABLE IF NOT EXISTS events (
   metadata TEXT,
   UNIQUE (stream_id, stream_revision)
 );
-CREATE INDEX IF NOT EXISTS events_by_stream_and_id ON events (stream_id, event_id);
 PRAGMA user_version = 1;
 `
 

@@ -28,6 +28,8 @@ interface PendingAppend {
 }
 
 const PAGE = 500
+/** How far back an `any` or `stream_exists` append looks for a retried event id. */
+const RECENT_IDS = 100n
 
 /**
  * The embedded event log: a SQLite file in WAL mode with `synchronous=FULL`, so an acknowledged
@@ -45,6 +47,9 @@ export class SqliteEventLog implements EventLog, SubscriptionSource {
   private closed = false
   private readonly commitListeners = new Set<() => void>()
   private readonly statements
+  private readonly commitBatch: Database.Transaction<(batch: PendingAppend[], now: bigint, outcomes: (AppendResult | EventLogError)[]) => void>
+  /** Nested inside `commitBatch`, so it runs as a savepoint: a failed append leaves no trace. */
+  private readonly writeEvents: Database.Transaction<(stream: string, first: bigint, undelete: boolean, events: PendingAppend['events'], now: bigint) => AppendResult>
 
   constructor(options: SqliteEventLogOptions) {
     if (options.path !== ':memory:') mkdirSync(dirname(options.path), { recursive: true })
@@ -57,17 +62,17 @@ export class SqliteEventLog implements EventLog, SubscriptionSource {
     this.maxAppendSize = options.maxAppendSize ?? DEFAULT_MAX_APPEND_SIZE
     this.pollIntervalMs = options.pollIntervalMs ?? 50
     this.statements = {
-      state: this.db.prepare('SELECT last_revision, truncate_before, soft_deleted, tombstoned FROM streams WHERE stream_id = ?'),
+      lastRevision: this.db.prepare('SELECT max(stream_revision) FROM events WHERE stream_id = ?').pluck(),
+      deleted: this.db.prepare('SELECT truncate_before, soft_deleted, tombstoned FROM deleted_streams WHERE stream_id = ?'),
       idAt: this.db.prepare('SELECT event_id FROM events WHERE stream_id = ? AND stream_revision = ?').pluck(),
-      revisionOf: this.db.prepare('SELECT stream_revision FROM events WHERE stream_id = ? AND event_id = ? ORDER BY stream_revision LIMIT 1').pluck(),
+      recentRevisionOf: this.db.prepare(`SELECT stream_revision FROM events
+        WHERE stream_id = ? AND stream_revision > ? AND event_id = ? ORDER BY stream_revision LIMIT 1`).pluck(),
       positionAt: this.db.prepare('SELECT global_position FROM events WHERE stream_id = ? AND stream_revision = ?').pluck(),
       insert: this.db.prepare('INSERT INTO events (stream_id, stream_revision, event_id, event_type, created_ms, data, metadata) VALUES (?, ?, ?, ?, ?, ?, ?)'),
-      upsertStream: this.db.prepare(`INSERT INTO streams (stream_id, last_revision) VALUES (?, ?)
-        ON CONFLICT (stream_id) DO UPDATE SET last_revision = excluded.last_revision`),
-      undelete: this.db.prepare('UPDATE streams SET soft_deleted = 0, truncate_before = ? WHERE stream_id = ?'),
-      softDelete: this.db.prepare(`INSERT INTO streams (stream_id, last_revision, soft_deleted) VALUES (?, -1, 1)
+      undelete: this.db.prepare('UPDATE deleted_streams SET soft_deleted = 0, truncate_before = ? WHERE stream_id = ?'),
+      softDelete: this.db.prepare(`INSERT INTO deleted_streams (stream_id, soft_deleted) VALUES (?, 1)
         ON CONFLICT (stream_id) DO UPDATE SET soft_deleted = 1`),
-      tombstone: this.db.prepare(`INSERT INTO streams (stream_id, last_revision, tombstoned) VALUES (?, -1, 1)
+      tombstone: this.db.prepare(`INSERT INTO deleted_streams (stream_id, tombstoned) VALUES (?, 1)
         ON CONFLICT (stream_id) DO UPDATE SET tombstoned = 1`),
       head: this.db.prepare('SELECT max(global_position) FROM events').pluck(),
       streamForwards: this.db.prepare(`SELECT ${EVENT_COLUMNS} FROM events WHERE stream_id = ? AND stream_revision >= ? ORDER BY stream_revision LIMIT ?`),
@@ -75,6 +80,19 @@ export class SqliteEventLog implements EventLog, SubscriptionSource {
       allForwards: this.db.prepare(`SELECT ${EVENT_COLUMNS} FROM events WHERE global_position >= ? ORDER BY global_position LIMIT ?`),
       allBackwards: this.db.prepare(`SELECT ${EVENT_COLUMNS} FROM events WHERE global_position <= ? ORDER BY global_position DESC LIMIT ?`),
     }
+    this.commitBatch = this.db.transaction((batch, now, outcomes) => {
+      for (const request of batch) outcomes.push(this.appendOne(request, now))
+    })
+    this.writeEvents = this.db.transaction((stream, first, undelete, events, now) => {
+      let revision = first
+      let position = 0n
+      for (const event of events) {
+        position = this.statements.insert.run(stream, revision, event.id, event.type, now, event.data, event.metadata).lastInsertRowid as bigint
+        revision++
+      }
+      if (undelete) this.statements.undelete.run(first, stream)
+      return { nextExpectedRevision: revision - 1n, position: { commit: position, prepare: position } }
+    })
   }
 
   append(stream: string, events: readonly EventData[], options: AppendOptions = {}): Promise<AppendResult> {
@@ -110,9 +128,7 @@ export class SqliteEventLog implements EventLog, SubscriptionSource {
     const outcomes: (AppendResult | EventLogError)[] = []
     const now = BigInt(Date.now())
     try {
-      this.db.transaction(() => {
-        for (const request of batch) outcomes.push(this.appendInSavepoint(request, now))
-      }).immediate()
+      this.commitBatch.immediate(batch, now, outcomes)
     } catch (error) {
       for (const request of batch) request.reject(error)
       return
@@ -125,12 +141,13 @@ export class SqliteEventLog implements EventLog, SubscriptionSource {
     for (const listener of [...this.commitListeners]) listener()
   }
 
-  private appendInSavepoint(request: PendingAppend, now: bigint): AppendResult | EventLogError {
+  private appendOne(request: PendingAppend, now: bigint): AppendResult | EventLogError {
     const { stream, events, expected } = request
     const state = this.streamState(stream)
     const decision = decideAppend(state, expected, events.map((e) => e.id), {
       idAt: (revision) => this.statements.idAt.get(stream, revision) as string | undefined,
-      revisionOf: (id) => this.statements.revisionOf.get(stream, id) as bigint | undefined,
+      // Like EventStoreDB's bounded cache of recent commits: only recent events are compared.
+      revisionOf: (id) => this.statements.recentRevisionOf.get(stream, state.lastRevision - RECENT_IDS, id) as bigint | undefined,
     })
     switch (decision.kind) {
       case 'stream_deleted': return new StreamDeleted(stream)
@@ -140,29 +157,19 @@ export class SqliteEventLog implements EventLog, SubscriptionSource {
         return { nextExpectedRevision: decision.lastRevision, position: { commit: position, prepare: position } }
       }
       case 'write':
-        return this.db.transaction(() => {
-          let revision = decision.firstRevision
-          let position = 0n
-          for (const event of events) {
-            position = this.statements.insert.run(stream, revision, event.id, event.type, now, event.data, event.metadata).lastInsertRowid as bigint
-            revision++
-          }
-          this.statements.upsertStream.run(stream, revision - 1n)
-          if (decision.undelete) this.statements.undelete.run(decision.firstRevision, stream)
-          return { nextExpectedRevision: revision - 1n, position: { commit: position, prepare: position } }
-        })()
+        return this.writeEvents(stream, decision.firstRevision, decision.undelete, events, now)
     }
   }
 
   private streamState(stream: string): StreamState & { truncateBefore: bigint } {
-    const row = this.statements.state.get(stream) as
-      | { last_revision: bigint; truncate_before: bigint | null; soft_deleted: bigint; tombstoned: bigint } | undefined
-    if (!row) return { lastRevision: -1n, softDeleted: false, tombstoned: false, truncateBefore: 0n }
+    const lastRevision = (this.statements.lastRevision.get(stream) as bigint | null) ?? -1n
+    const deleted = this.statements.deleted.get(stream) as
+      | { truncate_before: bigint; soft_deleted: bigint; tombstoned: bigint } | undefined
     return {
-      lastRevision: row.last_revision,
-      softDeleted: row.soft_deleted === 1n,
-      tombstoned: row.tombstoned === 1n,
-      truncateBefore: row.truncate_before ?? 0n,
+      lastRevision,
+      softDeleted: deleted?.soft_deleted === 1n,
+      tombstoned: deleted?.tombstoned === 1n,
+      truncateBefore: deleted?.truncate_before ?? 0n,
     }
   }
 

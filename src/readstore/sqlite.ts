@@ -27,7 +27,7 @@ const fieldExpression = (field: string): string => {
   return `json_extract(body, '$.${field.split('.').map((s) => `"${s}"`).join('.')}')`
 }
 
-const bindable = (value: Scalar): string | number | null => (typeof value === 'boolean' ? (value ? 1 : 0) : value)
+const bindable = (value: Scalar): string | number | null => (typeof value === 'boolean' ? String(value) : value)
 
 /**
  * Read models in a SQLite file: one table of JSON documents per collection, and the projection
@@ -72,9 +72,12 @@ export class SqliteReadStore implements ReadStore {
     return body === undefined ? null : (JSON.parse(body) as T)
   }
 
+  /** JSON booleans come back from json_extract as 1/0, so a boolean also checks the JSON type. */
   private whereClause(where: FindQuery['where']): { sql: string; params: (string | number | null)[] } {
     const entries = Object.entries(where ?? {})
-    const sql = entries.map(([field]) => `${fieldExpression(field)} IS ?`).join(' AND ')
+    const sql = entries.map(([field, value]) => (typeof value === 'boolean'
+      ? `${fieldExpression(field).replace('json_extract', 'json_type')} = ?`
+      : `${fieldExpression(field)} IS ?`)).join(' AND ')
     return { sql: sql ? ` WHERE ${sql}` : '', params: entries.map(([, value]) => bindable(value)) }
   }
 
@@ -94,10 +97,11 @@ export class SqliteReadStore implements ReadStore {
   }
 
   async *scan(collection: string): AsyncIterable<{ id: string; doc: JsonObject }> {
-    const statement = this.statement(`SELECT id, body FROM ${this.ensureTable(collection)} WHERE id > ? ORDER BY id LIMIT 500`)
-    let after = ''
+    const first = this.statement(`SELECT id, body FROM ${this.ensureTable(collection)} ORDER BY id LIMIT 500`)
+    const next = this.statement(`SELECT id, body FROM ${this.ensureTable(collection)} WHERE id > ? ORDER BY id LIMIT 500`)
+    let after: string | null = null
     for (;;) {
-      const rows = statement.all(after) as { id: string; body: string }[]
+      const rows = (after === null ? first.all() : next.all(after)) as { id: string; body: string }[]
       for (const row of rows) yield { id: row.id, doc: JSON.parse(row.body) as JsonObject }
       if (rows.length < 500) return
       after = rows.at(-1)!.id

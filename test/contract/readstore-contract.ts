@@ -40,6 +40,8 @@ export const readStoreContract = (t: Test, adapter: ReadStoreAdapter): void => {
     t.same(names(await store.find('people', { where: { address: null } })), ['Edsger'], 'null matches a null field')
     t.same(names(await store.find('people', { orderBy: [['name', 'asc']], limit: 2, offset: 1 })), ['Alan', 'Edsger'])
     t.same(names(await store.find('people', { where: { team: '1' } })), [], 'a string does not equal a number')
+    t.same(names(await store.find('people', { where: { team: true } })), [], 'a boolean does not equal a number')
+    t.same(names(await store.find('people', { where: { active: false }, orderBy: [['name', 'asc']] })), ['Edsger', 'Grace'])
     t.equal(await store.count('people', { team: 1 }), 3)
     t.equal(await store.count('people'), 4)
   })
@@ -74,7 +76,7 @@ export const readStoreContract = (t: Test, adapter: ReadStoreAdapter): void => {
   })
 
   t.test('scan returns every document in ascending id order', async (t) => {
-    const ids = Array.from({ length: 1203 }, (_, i) => `doc-${String(i).padStart(5, '0')}`)
+    const ids = ['', ...Array.from({ length: 1203 }, (_, i) => `doc-${String(i).padStart(5, '0')}`)]
     await store.commit({ checkpoint: 'scan-loader', expected: null, next: at(1), changes: [...ids].reverse().map((id) => ({ collection: 'scanned', id, doc: { id } })) })
     t.same((await collect(store.scan('scanned'))).map((row) => row.id), ids)
   })

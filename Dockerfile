@@ -1,0 +1,20 @@
+FROM node:20-bookworm-slim AS build
+WORKDIR /app
+RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
+COPY package.json package-lock.json tsconfig.json ./
+COPY src src
+COPY projections projections
+COPY test test
+COPY bench bench
+RUN npm ci && npm prune --omit=dev
+
+FROM node:20-bookworm-slim
+WORKDIR /app
+ENV NODE_ENV=production HOST=0.0.0.0 PORT=8000
+COPY --from=build /app/package.json ./
+COPY --from=build /app/node_modules node_modules
+COPY --from=build /app/dist dist
+USER node
+EXPOSE 8000
+ENTRYPOINT ["node", "dist/src/main.js"]
+CMD ["serve"]
