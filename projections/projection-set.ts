@@ -1,9 +1,9 @@
 import { positionFromString, positionToString, type EventLog, type Position } from '../src/eventlog/port.js'
 import type { ReadStore } from '../src/readstore/port.js'
+import type { Build } from './names.js'
 import type { Projector } from './projector.js'
 import { ProjectionRegistry, type RegistryEntry } from './registry.js'
 import { ProjectionRunner, type RunnerStatus } from './runner.js'
-import type { Build } from './names.js'
 
 export interface ProjectionStatus {
   readonly version: number
@@ -21,18 +21,23 @@ export interface ProjectionSetOptions {
   readonly store: ReadStore
   readonly projectors: readonly Projector[]
   readonly registry: ProjectionRegistry
-  readonly onError?: (projector: string, error: unknown) => void
+  /** `fatal` when the projection stopped; otherwise it retries after a backoff. */
+  readonly onError?: (projector: string, error: unknown, fatal: boolean) => void
 }
 
 interface Slot {
+  readonly projector: Projector
   active: ProjectionRunner | null
   pending: ProjectionRunner | null
+  /** Rebuilds and switches of one projector happen one at a time. */
+  queue: Promise<unknown>
 }
 
 /**
- * Runs every projector's active build, and a pending build beside it when the projector's code
- * version changed or a rebuild was asked for; the pending build becomes active once it has
- * caught up past the head of the log as it was when the rebuild began.
+ * Runs every projector's active build, and a pending build beside it while a rebuild catches
+ * up; the pending build becomes active once it has passed the head of the log as it was when the
+ * rebuild began. When a projector's code version changed, the old build cannot be kept current
+ * (its code is gone), so `start` waits until the new version has caught up before returning.
  */
 export class ProjectionSet {
   private readonly slots = new Map<string, Slot>()
@@ -42,56 +47,64 @@ export class ProjectionSet {
   constructor(private readonly options: ProjectionSetOptions) {}
 
   async start(): Promise<void> {
+    const upgrades: Promise<void>[] = []
     for (const projector of this.options.projectors) {
       const head = await this.headString()
       const entry = await this.options.registry.update(projector.name, (current) => planBuilds(current, projector.version, head))
-      const slot: Slot = { active: null, pending: null }
+      const slot: Slot = { projector, active: null, pending: null, queue: Promise.resolve() }
       this.slots.set(projector.name, slot)
       if (entry.active.version === projector.version) slot.active = await this.run(projector, entry.active)
-      if (entry.pending?.version === projector.version) this.startPending(projector, slot, entry.pending)
+      if (entry.pending?.version === projector.version) {
+        const switched = this.serialise(slot, () => this.buildBeside(slot, entry.pending!))
+        if (!slot.active) upgrades.push(switched)
+      }
     }
+    await Promise.all(upgrades)
   }
 
   /** Builds the projection again beside the live one; resolves once the new build is active. */
   async rebuild(name: string): Promise<void> {
-    const projector = this.options.projectors.find((p) => p.name === name)
     const slot = this.slots.get(name)
-    if (!projector || !slot) throw new TypeError(`unknown projection: ${name}`)
-    const head = await this.headString()
-    const entry = await this.options.registry.update(name, (current) => ({
-      active: current?.active ?? { version: projector.version, build: 1 },
-      pending: { version: projector.version, build: (current?.lastBuild ?? 1) + 1, switchAt: head },
-      lastBuild: (current?.lastBuild ?? 1) + 1,
-    }))
-    await slot.pending?.stop()
-    await this.startPending(projector, slot, entry.pending!)
+    if (!slot) throw new TypeError(`unknown projection: ${name}`)
+    await this.serialise(slot, async () => {
+      const head = await this.headString()
+      const entry = await this.options.registry.update(name, (current) => ({
+        active: current?.active ?? { version: slot.projector.version, build: 1 },
+        pending: { version: slot.projector.version, build: (current?.lastBuild ?? 1) + 1, switchAt: head },
+        lastBuild: (current?.lastBuild ?? 1) + 1,
+      }))
+      await this.buildBeside(slot, entry.pending!)
+    })
   }
 
-  private startPending(projector: Projector, slot: Slot, pending: Build & { switchAt: string }): Promise<void> {
-    const switched = (async () => {
-      const runner = await this.run(projector, pending)
-      slot.pending = runner
-      const target = positionFromString(pending.switchAt)
-      while (!this.stopped && slot.pending === runner) {
-        const caughtUp = runner.status === 'live' && (target.commit < 0n || (await runner.waitFor(target, 1000)))
-        if (runner.status === 'failed') return
-        if (caughtUp) break
-        await new Promise((resolve) => setTimeout(resolve, 50))
-      }
-      if (this.stopped || slot.pending !== runner) return
-      await this.options.registry.update(projector.name, (current) => ({
-        active: { version: pending.version, build: pending.build },
-        pending: null,
-        lastBuild: Math.max(current?.lastBuild ?? 0, pending.build),
-      }))
-      const previous = slot.active
-      slot.active = runner
-      slot.pending = null
-      await previous?.stop()
-    })()
-    this.switches.add(switched)
-    void switched.finally(() => this.switches.delete(switched))
-    return switched
+  /** Runs `work` after the slot's earlier rebuilds and switches; failures reach onError. */
+  private serialise(slot: Slot, work: () => Promise<void>): Promise<void> {
+    const run = slot.queue.then(work)
+    slot.queue = run.catch((error: unknown) => this.options.onError?.(slot.projector.name, error, false))
+    this.switches.add(run)
+    void run.then(() => this.switches.delete(run), () => this.switches.delete(run))
+    return run
+  }
+
+  private async buildBeside(slot: Slot, pending: Build & { switchAt: string }): Promise<void> {
+    const runner = await this.run(slot.projector, pending)
+    slot.pending = runner
+    const target = positionFromString(pending.switchAt)
+    while (!this.stopped) {
+      if (runner.status === 'failed') return
+      const caughtUp = runner.status === 'live' && (target.commit < 0n || (await runner.waitFor(target, 1000)))
+      if (caughtUp) break
+      await new Promise((resolve) => setTimeout(resolve, 50))
+    }
+    if (this.stopped) return
+    await this.options.registry.update(slot.projector.name, (current) => {
+      if (current?.pending && current.pending.build !== pending.build) return current
+      return { active: { version: pending.version, build: pending.build }, pending: null, lastBuild: Math.max(current?.lastBuild ?? 0, pending.build) }
+    })
+    const previous = slot.active
+    slot.active = runner
+    slot.pending = null
+    await previous?.stop()
   }
 
   private async run(projector: Projector, build: Build): Promise<ProjectionRunner> {
@@ -100,7 +113,7 @@ export class ProjectionSet {
       store: this.options.store,
       projector,
       build,
-      onError: (error) => this.options.onError?.(projector.name, error),
+      onError: (error, fatal) => this.options.onError?.(projector.name, error, fatal),
     })
     await runner.start()
     return runner
@@ -138,17 +151,17 @@ export class ProjectionSet {
 
   async stop(): Promise<void> {
     this.stopped = true
+    await Promise.allSettled([...this.switches])
     for (const slot of this.slots.values()) {
       await slot.pending?.stop()
       await slot.active?.stop()
     }
-    await Promise.all([...this.switches])
   }
 }
 
 /**
  * First start: build 1 is active at once (there is nothing older to serve). A new code version:
- * keep serving the old build and build the new version beside it, up to the current head.
+ * the old build stays registered as active while the new version is built up to the current head.
  */
 export const planBuilds = (current: RegistryEntry | null, version: number, head: string): RegistryEntry => {
   if (!current) return { active: { version, build: 1 }, pending: null, lastBuild: 1 }

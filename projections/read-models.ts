@@ -61,9 +61,14 @@ export class ReadModels {
   }
 
   private async waitForProjector(projector: Projector, position: Position, timeoutMs: number): Promise<boolean> {
-    const local = this.options.projections?.activeRunner(projector.name)
-    if (local) return local.waitFor(position, timeoutMs)
     const deadline = Date.now() + timeoutMs
+    const local = this.options.projections?.activeRunner(projector.name)
+    if (local) {
+      if (await local.waitFor(position, timeoutMs)) return true
+      // A rebuild may have switched builds while we waited: the old runner let its waiters go.
+      const now = this.options.projections?.activeRunner(projector.name)
+      return !!now && now !== local && now.waitFor(position, Math.max(0, deadline - Date.now()))
+    }
     for (;;) {
       const entry = await this.options.registry.cached(projector.name)
       const build = entry?.active ?? { version: projector.version, build: 1 }

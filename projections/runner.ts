@@ -1,4 +1,4 @@
-import type { EventLog, JsonObject, Position, RecordedEvent, SubscriptionItem } from '../src/eventlog/port.js'
+import type { EventLog, JsonObject, Position, RecordedEvent, Subscription, SubscriptionItem } from '../src/eventlog/port.js'
 import { comparePositions } from '../src/eventlog/port.js'
 import { CheckpointConflict, type DocumentChange, type ReadStore } from '../src/readstore/port.js'
 import type { Projector } from './projector.js'
@@ -15,11 +15,19 @@ export interface RunnerOptions {
   readonly batchSize?: number
   /** Minimum time between checkpoint-only commits while nothing matches. Default 1000 ms. */
   readonly idleCheckpointMs?: number
-  readonly onError?: (error: unknown) => void
+  /** `fatal` when the projection stopped; otherwise it retries after a backoff. */
+  readonly onError?: (error: unknown, fatal: boolean) => void
 }
 
 class NeedDocument {
   constructor(readonly collection: string, readonly id: string) {}
+}
+
+/** The projector's own code threw: retrying cannot help, so the projection stops. */
+class ProjectorFailed extends Error {
+  constructor(override readonly cause: unknown) {
+    super('projector failed', { cause })
+  }
 }
 
 const IDLE = Symbol('idle')
@@ -86,33 +94,45 @@ export class ProjectionRunner {
       this.status = 'failed'
       this.error = error
       this.releaseWaiters()
-      this.options.onError?.(error)
+      this.options.onError?.(error, true)
     })
   }
 
   /**
    * Runs from the stored checkpoint. When a commit finds the checkpoint moved (another instance
-   * of this build got there first), the cached documents may be stale: drop them and resume
-   * from what is stored. Any other error stops the projection; nothing is ever skipped.
+   * of this build got there first), the cached documents may be stale: drop them and resume from
+   * what is stored. When the log or the store fails, retry with backoff. Only an error thrown by
+   * the projector's own code stops the projection: nothing is ever skipped.
    */
   private async supervise(): Promise<void> {
+    let failures = 0
     while (!this.stopRequested) {
       this.cache.clear()
-      this.committed = await this.options.store.checkpoint(this.checkpointName)
-      if (this.committed && (!this.position || comparePositions(this.committed, this.position) > 0)) this.advance(this.committed)
-      const subscription = this.options.log.subscribeToAll({
-        fromPosition: this.committed ?? 'start',
-        filter: { eventTypes: this.options.projector.handles },
-      })
-      this.unsubscribe = () => subscription.unsubscribe()
+      this.unpersisted = null
+      const subscription = await this.resume()
       try {
         await this.run(subscription[Symbol.asyncIterator]())
         return
       } catch (error) {
-        await subscription.unsubscribe()
-        if (!(error instanceof CheckpointConflict)) throw error
+        await subscription.unsubscribe().catch(() => undefined)
+        if (error instanceof ProjectorFailed) throw error.cause
+        if (error instanceof CheckpointConflict) continue
+        this.options.onError?.(error, false)
+        failures++
+        await new Promise((resolve) => setTimeout(resolve, Math.min(5000, 50 * 2 ** failures)))
       }
     }
+  }
+
+  private async resume(): Promise<Subscription> {
+    this.committed = await this.options.store.checkpoint(this.checkpointName)
+    if (this.committed && (!this.position || comparePositions(this.committed, this.position) > 0)) this.advance(this.committed)
+    const subscription = this.options.log.subscribeToAll({
+      fromPosition: this.committed ?? 'start',
+      filter: { eventTypes: this.options.projector.handles },
+    })
+    this.unsubscribe = () => subscription.unsubscribe()
+    return subscription
   }
 
   private async run(items: AsyncIterator<SubscriptionItem>): Promise<void> {
@@ -183,7 +203,7 @@ export class ProjectionRunner {
           delete: (collection, id) => { staged.set(keyOf(collection, id), null) },
         }, event)
       } catch (error) {
-        if (!(error instanceof NeedDocument)) throw error
+        if (!(error instanceof NeedDocument)) throw new ProjectorFailed(error)
         const doc = await store.get(this.physical(error.collection), error.id)
         this.cache.set(`${error.collection}\u0000${error.id}`, deepFreeze(doc))
         continue
@@ -205,9 +225,10 @@ export class ProjectionRunner {
   }
 
   private async persist(position: Position): Promise<void> {
+    this.unpersisted = null
+    if (this.committed && comparePositions(position, this.committed) <= 0) return
     await this.options.store.commit({ checkpoint: this.checkpointName, expected: this.committed, next: position, changes: [] })
     this.committed = position
-    this.unpersisted = null
     this.lastPersistAt = Date.now()
   }
 

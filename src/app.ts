@@ -7,6 +7,7 @@ import { accountRoutes } from './accounts/routes.js'
 import { useAuth } from './auth/authenticate.js'
 import { useErrorHandling } from './http/errors.js'
 import { healthRoutes } from './http/health.js'
+import { logRequests } from './http/request-log.js'
 import { useZod } from './http/zod.js'
 
 export type HttpRole = 'api' | 'ingest'
@@ -28,7 +29,10 @@ export const buildApp = async (deps: AppDeps): Promise<FastifyInstance> => {
     ...(deps.logger ? { loggerInstance: deps.logger } : { logger: false }),
     routerOptions: { ignoreTrailingSlash: true },
     bodyLimit: 20 * 1024 * 1024,
+    // Requests are logged by our own hook, so that keys in query strings never reach the logs.
+    disableRequestLogging: true,
   })
+  logRequests(app)
   useZod(app)
   useErrorHandling(app)
   useAuth(app, deps)

@@ -35,7 +35,9 @@ export const startService = async (config: Config, roles: readonly Role[], logge
   const projections = roles.includes('projector')
     ? new ProjectionSet({
       log, store, registry, projectors: allProjectors,
-      onError: (projection, error) => logger.error({ projection, err: error }, 'projection stopped'),
+      onError: (projection, error, fatal) => fatal
+        ? logger.error({ projection, err: error }, 'projection stopped')
+        : logger.warn({ projection, err: error }, 'projection failed to advance; retrying'),
     })
     : undefined
   await projections?.start()

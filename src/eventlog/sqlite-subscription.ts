@@ -12,6 +12,11 @@ export interface SubscriptionSource {
 }
 
 const PAGE = 500
+/** Log positions one query may scan; a filter that matches little still yields between windows. */
+const SEARCH_WINDOW = 32n * 128n
+
+/** Lets timers, I/O and other requests run between pages of a long catch-up. */
+const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve))
 
 const filterSql = (filter: SubscriptionFilter | undefined): { where: string; params: unknown[] } => {
   const clauses: string[] = []
@@ -21,19 +26,19 @@ const filterSql = (filter: SubscriptionFilter | undefined): { where: string; par
     params.push(...filter.eventTypes)
   }
   if (filter?.streamPrefixes) {
-    // substr, not LIKE: LIKE ignores ASCII case.
-    clauses.push(`(${filter.streamPrefixes.map(() => 'substr(stream_id, 1, ?) = ?').join(' OR ') || 'FALSE'})`)
-    for (const prefix of filter.streamPrefixes) params.push(prefix.length, prefix)
+    // substr, not LIKE: LIKE ignores ASCII case. length() and substr() both count characters.
+    clauses.push(`(${filter.streamPrefixes.map(() => 'substr(stream_id, 1, length(?)) = ?').join(' OR ') || 'FALSE'})`)
+    for (const prefix of filter.streamPrefixes) params.push(prefix, prefix)
   }
   return { where: clauses.map((c) => ` AND ${c}`).join(''), params }
 }
 
 /**
  * A catch-up subscription over the SQLite log. It pages through history with the filter applied
- * in SQL, reading the head first so that a checkpoint at the head never passes an undelivered
- * event (SQLite serialises writers, so every position below a visible head is committed). Once
- * a page comes back short it reports `caughtUp`, then waits for this process's commits or polls
- * for other processes' commits.
+ * in SQL, over a bounded window of positions below the head it read first, so a checkpoint at the
+ * window's end never passes an undelivered event (SQLite serialises writers: every position below
+ * a visible head is committed). It yields to the event loop between pages. Once it reaches the
+ * head it reports `caughtUp`, then waits for this process's commits or polls for other processes'.
  */
 export const sqliteSubscription = (source: SubscriptionSource, options: SubscribeOptions): Subscription => {
   const { where, params } = filterSql(options.filter)
@@ -59,17 +64,21 @@ export const sqliteSubscription = (source: SubscriptionSource, options: Subscrib
     let caughtUp = false
     while (!stopped && !source.isClosed()) {
       const head = source.head()
-      const rows = page.all(from, head, ...params) as EventRow[]
+      const upper = head - from > SEARCH_WINDOW ? from + SEARCH_WINDOW : head
+      const rows = page.all(from, upper, ...params) as EventRow[]
       for (const row of rows) {
         yield { kind: 'event', event: toRecordedEvent(row) }
         from = row.global_position
         if (stopped) return
       }
-      if (rows.length === PAGE) continue
-      if (head > from) {
-        from = head
-        const position: Position = { commit: head, prepare: head }
+      if (rows.length < PAGE && upper > from) {
+        from = upper
+        const position: Position = { commit: upper, prepare: upper }
         yield { kind: 'checkpoint', position }
+      }
+      if (rows.length === PAGE || upper < head) {
+        await yieldToEventLoop()
+        continue
       }
       if (!caughtUp) {
         caughtUp = true

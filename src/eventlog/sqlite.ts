@@ -2,7 +2,7 @@ import Database from 'better-sqlite3'
 import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { DEFAULT_MAX_APPEND_SIZE, decideAppend, deleteAllowed, recordSize, validateEvent, type StreamState } from './append-rules.js'
-import { EventLogError, MaxAppendSizeExceeded, StreamDeleted, StreamNotFound, WrongExpectedVersion } from './errors.js'
+import { EventLogError, MaxAppendSizeExceeded, StreamDeleted, StreamNotFound, Unavailable, WrongExpectedVersion } from './errors.js'
 import type {
   AppendOptions, AppendResult, EventData, EventLog, ExpectedRevision, Position, ReadAllOptions, ReadStreamOptions,
   RecordedEvent, SubscribeOptions, Subscription,
@@ -28,6 +28,11 @@ interface PendingAppend {
 }
 
 const PAGE = 500
+const MAX_REVISION = 2n ** 63n - 2n
+
+/** Driver errors stop here: ours pass through, SQLite's (busy, I/O, full) become Unavailable. */
+const asEventLogError = (error: unknown): EventLogError =>
+  error instanceof EventLogError ? error : new Unavailable(error instanceof Error ? error.message : String(error), { cause: error })
 /** How far back an `any` or `stream_exists` append looks for a retried event id. */
 const RECENT_IDS = 100n
 
@@ -81,7 +86,14 @@ export class SqliteEventLog implements EventLog, SubscriptionSource {
       allBackwards: this.db.prepare(`SELECT ${EVENT_COLUMNS} FROM events WHERE global_position <= ? ORDER BY global_position DESC LIMIT ?`),
     }
     this.commitBatch = this.db.transaction((batch, now, outcomes) => {
-      for (const request of batch) outcomes.push(this.appendOne(request, now))
+      for (const request of batch) {
+        try {
+          outcomes.push(this.appendOne(request, now))
+        } catch (error) {
+          // The append's savepoint is rolled back; its neighbours still commit.
+          outcomes.push(asEventLogError(error))
+        }
+      }
     })
     this.writeEvents = this.db.transaction((stream, first, undelete, events, now) => {
       let revision = first
@@ -99,6 +111,8 @@ export class SqliteEventLog implements EventLog, SubscriptionSource {
     if (this.closed) return Promise.reject(new EventLogError('event log is closed'))
     try {
       if (events.length === 0) throw new TypeError('an append needs at least one event')
+      const expected = options.expectedRevision ?? 'any'
+      if (typeof expected === 'bigint' && (expected < 0n || expected > MAX_REVISION)) throw new TypeError(`expected revision out of range: ${expected}`)
       let size = 0
       const serialised = events.map((event) => {
         validateEvent(event)
@@ -109,7 +123,7 @@ export class SqliteEventLog implements EventLog, SubscriptionSource {
       })
       if (size > this.maxAppendSize) throw new MaxAppendSizeExceeded(this.maxAppendSize, size)
       return new Promise((resolve, reject) => {
-        this.pending.push({ stream, events: serialised, expected: options.expectedRevision ?? 'any', resolve, reject })
+        this.pending.push({ stream, events: serialised, expected, resolve, reject })
         if (!this.flushScheduled) {
           this.flushScheduled = true
           setImmediate(() => this.flush())
@@ -130,7 +144,8 @@ export class SqliteEventLog implements EventLog, SubscriptionSource {
     try {
       this.commitBatch.immediate(batch, now, outcomes)
     } catch (error) {
-      for (const request of batch) request.reject(error)
+      const failure = asEventLogError(error)
+      for (const request of batch) request.reject(failure)
       return
     }
     batch.forEach((request, i) => {

@@ -3,7 +3,7 @@ import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import type { JsonObject, Position } from '../eventlog/port.js'
 import {
-  CheckpointConflict, assertCollection, assertField, type CommitBatch, type FindQuery, type ReadStore, type Scalar,
+  CheckpointConflict, assertCollection, assertField, type CommitBatch, type FindQuery, type ReadStore,
 } from './port.js'
 
 export interface SqliteReadStoreOptions {
@@ -26,8 +26,6 @@ const fieldExpression = (field: string): string => {
   assertField(field)
   return `json_extract(body, '$.${field.split('.').map((s) => `"${s}"`).join('.')}')`
 }
-
-const bindable = (value: Scalar): string | number | null => (typeof value === 'boolean' ? String(value) : value)
 
 /**
  * Read models in a SQLite file: one table of JSON documents per collection, and the projection
@@ -72,13 +70,28 @@ export class SqliteReadStore implements ReadStore {
     return body === undefined ? null : (JSON.parse(body) as T)
   }
 
-  /** JSON booleans come back from json_extract as 1/0, so a boolean also checks the JSON type. */
+  /**
+   * json_extract gives JSON booleans as 1/0, so booleans and numbers also check the JSON type:
+   * `true` never equals `1`, as in MongoDB.
+   */
   private whereClause(where: FindQuery['where']): { sql: string; params: (string | number | null)[] } {
     const entries = Object.entries(where ?? {})
-    const sql = entries.map(([field, value]) => (typeof value === 'boolean'
-      ? `${fieldExpression(field).replace('json_extract', 'json_type')} = ?`
-      : `${fieldExpression(field)} IS ?`)).join(' AND ')
-    return { sql: sql ? ` WHERE ${sql}` : '', params: entries.map(([, value]) => bindable(value)) }
+    const clauses: string[] = []
+    const params: (string | number | null)[] = []
+    for (const [field, value] of entries) {
+      const typeOf = fieldExpression(field).replace('json_extract', 'json_type')
+      if (typeof value === 'boolean') {
+        clauses.push(`${typeOf} = ?`)
+        params.push(String(value))
+      } else if (typeof value === 'number') {
+        clauses.push(`${fieldExpression(field)} = ? AND ${typeOf} IN ('integer', 'real')`)
+        params.push(value)
+      } else {
+        clauses.push(`${fieldExpression(field)} IS ?`)
+        params.push(value)
+      }
+    }
+    return { sql: clauses.length > 0 ? ` WHERE ${clauses.join(' AND ')}` : '', params }
   }
 
   async find<T extends JsonObject = JsonObject>(collection: string, query: FindQuery = {}): Promise<T[]> {

@@ -106,6 +106,19 @@ export const eventLogContract = (t: Test, adapter: EventLogAdapter): void => {
     await t.rejects(log.append(stream, [event()], { expectedRevision: 'no_stream' }), WrongExpectedVersion, 'new ids on an existing stream conflict')
   })
 
+  t.test('a bad append fails alone, without taking concurrent appends with it', async (t) => {
+    const stream = unique('isolated')
+    const [good, bad, conflict] = await Promise.allSettled([
+      log.append(stream, [event()], { expectedRevision: 'no_stream' }),
+      log.append(unique('other'), [event()], { expectedRevision: -5n }),
+      log.append(stream, [event()], { expectedRevision: 'no_stream' }),
+    ])
+    t.equal(good.status, 'fulfilled')
+    t.equal(bad.status, 'rejected')
+    t.ok(conflict.status === 'rejected' && conflict.reason instanceof WrongExpectedVersion, 'the second no_stream append conflicts')
+    t.equal((await collect(log.readStream(stream))).length, 1)
+  })
+
   t.test('results use bigints and dates, and the first append reports revision 0', async (t) => {
     const stream = unique('types')
     const result = await log.append(stream, [event()])

@@ -41,6 +41,7 @@ export const readStoreContract = (t: Test, adapter: ReadStoreAdapter): void => {
     t.same(names(await store.find('people', { orderBy: [['name', 'asc']], limit: 2, offset: 1 })), ['Alan', 'Edsger'])
     t.same(names(await store.find('people', { where: { team: '1' } })), [], 'a string does not equal a number')
     t.same(names(await store.find('people', { where: { team: true } })), [], 'a boolean does not equal a number')
+    t.same(names(await store.find('people', { where: { active: 1 } })), [], 'a number does not equal a boolean')
     t.same(names(await store.find('people', { where: { active: false }, orderBy: [['name', 'asc']] })), ['Edsger', 'Grace'])
     t.equal(await store.count('people', { team: 1 }), 3)
     t.equal(await store.count('people'), 4)
