@@ -128,9 +128,9 @@ export class MongoReadStore implements ReadStore {
     // SQLite reads LIMIT 0 as no rows and a negative limit as none; Mongo reads 0 as none and a
     // negative limit as "one batch of that many".
     if (query.limit === 0) return []
-    let cursor = target.find(filter).sort(sort).skip(Math.max(0, query.offset ?? 0))
-    if (query.limit !== undefined && query.limit > 0) cursor = cursor.limit(query.limit)
-    return (await cursor.toArray()).map((doc) => fromStored<T>(doc))
+    const limit = query.limit !== undefined && query.limit > 0 ? { limit: query.limit } : {}
+    const docs = await target.find(filter, { sort, skip: Math.max(0, query.offset ?? 0), ...limit }).toArray()
+    return docs.map((doc) => fromStored<T>(doc))
   }
 
   async count(collection: string, where?: FindQuery['where']): Promise<number> {
