@@ -1,3 +1,5 @@
+import type { Position } from '../src/eventlog/port.js'
+
 /** One build of a projector: its code version, and a counter that a rebuild increments. */
 export interface Build {
   readonly version: number
@@ -11,3 +13,7 @@ export const physicalCollection = (collection: string, build: Build): string =>
 /** The checkpoint a build keeps in the read store. */
 export const checkpointName = (projector: string, build: Build): string =>
   `${projector}@v${build.version}#${build.build}`
+
+/** How far the head is ahead of `position`: events on SQLite, bytes on EventStoreDB. */
+export const lagBehind = (head: Position | null, position: Position | null): number =>
+  head === null ? 0 : Math.max(0, Number(head.commit - (position?.commit ?? 0n)))

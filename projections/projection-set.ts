@@ -1,6 +1,6 @@
-import { positionFromString, positionToString, type EventLog, type Position } from '../src/eventlog/port.js'
+import { positionFromString, positionToString, type EventLog } from '../src/eventlog/port.js'
 import type { ReadStore } from '../src/readstore/port.js'
-import type { Build } from './names.js'
+import { lagBehind, type Build } from './names.js'
 import type { Projector } from './projector.js'
 import { ProjectionRegistry, type RegistryEntry } from './registry.js'
 import { ProjectionRunner, type RunnerStatus } from './runner.js'
@@ -131,8 +131,6 @@ export class ProjectionSet {
 
   async status(): Promise<Record<string, ProjectionStatus>> {
     const head = await this.options.log.headPosition()
-    const lag = (position: Position | null): number =>
-      head === null ? 0 : Math.max(0, Number(head.commit - (position?.commit ?? 0n)))
     const out: Record<string, ProjectionStatus> = {}
     for (const projector of this.options.projectors) {
       const slot = this.slots.get(projector.name)
@@ -142,7 +140,7 @@ export class ProjectionSet {
         build: runner?.build.build ?? 0,
         status: runner?.status ?? 'not_running',
         position: runner?.position ? runner.position.commit.toString() : null,
-        lag: lag(runner?.position ?? null),
+        lag: lagBehind(head, runner?.position ?? null),
         rebuilding: slot?.pending ? { build: slot.pending.build.build, position: slot.pending.position?.commit.toString() ?? null } : null,
       }
     }

@@ -1,6 +1,6 @@
 import type { EventLog } from '../src/eventlog/port.js'
 import type { ReadStore } from '../src/readstore/port.js'
-import { checkpointName } from './names.js'
+import { checkpointName, lagBehind } from './names.js'
 import type { Projector } from './projector.js'
 import type { ProjectionRegistry } from './registry.js'
 
@@ -20,7 +20,7 @@ export const storedStatus = async (
     const stored = entry ? await store.checkpoint(checkpointName(projector.name, entry.active)) : null
     out[projector.name] = {
       position: stored ? stored.commit.toString() : null,
-      lag: head ? Math.max(0, Number(head.commit - (stored?.commit ?? 0n))) : 0,
+      lag: lagBehind(head, stored),
     }
   }
   return out
