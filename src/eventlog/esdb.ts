@@ -24,7 +24,7 @@ const actualRevision = (actual: bigint | 'no_stream'): ActualRevision =>
   actual === 'no_stream' || BigInt(actual) < 0n ? 'no_stream' : BigInt(actual)
 
 /** Write-side translation; the expectation reported is the caller's, in our spelling. */
-const toWriteError = (error: unknown, stream: string, expected: ExpectedRevision, size: number): unknown => {
+export const toWriteError = (error: unknown, stream: string, expected: ExpectedRevision, size: number): unknown => {
   if (error instanceof WrongExpectedVersionError) return new WrongExpectedVersion(stream, expected, actualRevision(error.actualVersion))
   if (error instanceof MaxAppendSizeExceededError) return new MaxAppendSizeExceeded(error.maxAppendSize, size)
   return toEventLogError(error, stream)

@@ -3,13 +3,10 @@ import {
 } from 'mongodb'
 import type { JsonObject, Position } from '../eventlog/port.js'
 import {
-  CheckpointConflict, assertCollection, assertField, type CommitBatch, type DocumentChange, type FindQuery, type ReadStore,
+  CheckpointConflict, assertCollection, type CommitBatch, type DocumentChange, type FindQuery, type ReadStore,
 } from './port.js'
+import { fromStored, storedPath, toStored, type StoredDocument } from './mongo-keys.js'
 
-interface StoredDocument {
-  _id: string
-  [key: string]: unknown
-}
 
 /** Positions as decimal strings: exact beyond 2^53 without asking the driver for bigints. */
 interface CheckpointDocument {
@@ -33,52 +30,13 @@ const RESERVED = new Set(['checkpoints', 'leases'])
 const hasCode = (error: unknown, code: number): boolean => error instanceof MongoServerError && error.code === code
 
 /**
- * Mongo refuses or misreads keys with dots, a leading `$` or a NUL, and PostHog property names
- * such as `$browser` are common. Those characters are percent-encoded, `%` itself included, so
- * decoding is exact; a top-level `_id` key is encoded too, as `_id` holds the document id.
- */
-const escapeKey = (key: string): string =>
-  key.replace(/[%.\0]|^\$/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`)
-
-const unescapeKey = (key: string): string =>
-  key.replace(/%([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)))
-
-/** escapeKey never yields `_id` from another key, so this can run before or after it. */
-const escapeId = (key: string): string => (key === '_id' ? '%5Fid' : key)
-
-const isPlainObject = (value: unknown): value is Record<string, unknown> =>
-  value !== null && typeof value === 'object' && !Array.isArray(value)
-
-const renameKeys = (value: Record<string, unknown>, rename: (key: string) => string): Record<string, unknown> =>
-  Object.fromEntries(Object.entries(value).map(([key, v]) => [rename(key), v]))
-
-/** Through JSON first, so that what is stored is exactly what the SQLite store would store. */
-const toStored = (doc: JsonObject): Record<string, unknown> => {
-  const escape = (_: string, value: unknown): unknown => (isPlainObject(value) ? renameKeys(value, escapeKey) : value)
-  return renameKeys(JSON.parse(JSON.stringify(doc), escape) as Record<string, unknown>, escapeId)
-}
-
-const fromStoredValue = (value: unknown): unknown =>
-  Array.isArray(value) ? value.map(fromStoredValue)
-    : isPlainObject(value) ? Object.fromEntries(Object.entries(value).map(([key, v]) => [unescapeKey(key), fromStoredValue(v)]))
-      : value
-
-const fromStored = <T extends JsonObject>({ _id, ...doc }: StoredDocument): T => fromStoredValue(doc) as T
-
-/** A dotted field as stored: every segment escaped, the first as a top-level key. */
-const storedPath = (field: string): string => {
-  assertField(field)
-  return field.split('.').map((segment, i) => (i === 0 ? escapeId(escapeKey(segment)) : escapeKey(segment))).join('.')
-}
-
-/**
  * `null` matches documents where the field is null or missing, as `json_extract(...) IS NULL`
  * does in the SQLite store. Equality on an array field matches any element (Mongo's rule).
  */
 const filterOf = (where: FindQuery['where']): Filter<StoredDocument> =>
   Object.fromEntries(Object.entries(where ?? {}).map(([field, value]) => [storedPath(field), value]))
 
-const positionOf = (doc: CheckpointDocument): Position => ({ commit: BigInt(doc.commit), prepare: BigInt(doc.prepare) })
+const checkpointPosition = (doc: CheckpointDocument): Position => ({ commit: BigInt(doc.commit), prepare: BigInt(doc.prepare) })
 
 /**
  * Read models in MongoDB: one collection per read-model collection, documents `{_id: id, ...}`
@@ -196,7 +154,7 @@ export class MongoReadStore implements ReadStore {
 
   async checkpoint(name: string): Promise<Position | null> {
     const doc = await this.checkpoints.findOne({ _id: name })
-    return doc === null ? null : positionOf(doc)
+    return doc === null ? null : checkpointPosition(doc)
   }
 
   async ensureIndex(collection: string, fields: readonly string[]): Promise<void> {
