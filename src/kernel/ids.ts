@@ -1,5 +1,5 @@
-import { createHash, randomBytes, randomFillSync } from 'node:crypto'
-import { decodeTime, ulid } from 'ulid'
+import { randomBytes, randomFillSync } from 'node:crypto'
+import { ulid } from 'ulid'
 
 const formatUuid = (hex: string): string =>
   `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`
@@ -27,23 +27,6 @@ export const newEventId = (now = Date.now()): string => {
 }
 
 export const newUlid = (now?: number): string => ulid(now)
-
-export const ulidTime = (id: string): number => decodeTime(id)
-
-/**
- * A name-based UUID (version 5, SHA-1): the same namespace and name always give the same id, so
- * a retried append of the same logical events is recognised as a duplicate by the log.
- */
-export const deterministicUuid = (namespace: string, name: string): string => {
-  const ns = Buffer.from(namespace.replaceAll('-', ''), 'hex')
-  const hash = createHash('sha1').update(ns).update(name, 'utf8').digest()
-  hash[6] = (hash[6]! & 0x0f) | 0x50
-  hash[8] = (hash[8]! & 0x3f) | 0x80
-  return formatUuid(hash.subarray(0, 16).toString('hex'))
-}
-
-/** Our namespace for deterministic event ids. */
-export const HEDGELOG_NAMESPACE = '6f1c2b0e-5d1a-4c3e-9a57-3e0d9a1b7c42'
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'
 
