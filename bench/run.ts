@@ -3,7 +3,7 @@
  * where the project has one; the JSON line at the end is for tooling.
  */
 import { cpus } from 'node:os'
-import { batchAppends, catchUp, concurrentAppends, type Figure } from './eventlog.js'
+import { aggregateAppends, batchAppends, catchUp, concurrentAppends, type Figure } from './eventlog.js'
 
 const seconds = Number(process.env['BENCH_SECONDS'] ?? 5)
 
@@ -16,6 +16,7 @@ const report = (figure: Figure): void => {
 
 process.stdout.write(`hedgelog bench: node ${process.version}, ${cpus().length} cores, ${seconds}s per measurement\n`)
 report(await concurrentAppends(64, seconds * 1000))
+report(await aggregateAppends(64, seconds * 1000))
 report(await batchAppends(1000, seconds * 1000))
 report(await catchUp(300_000))
 process.stdout.write(`${JSON.stringify({ figures })}\n`)
