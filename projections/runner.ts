@@ -54,7 +54,6 @@ export class ProjectionRunner {
   status: RunnerStatus = 'starting'
   /** Every event at or before this position has been applied and committed (or skipped). */
   position: Position | null = null
-  error: unknown = null
   private committed: Position | null = null
   private lastPersistAt = 0
   private unpersisted: Position | null = null
@@ -92,7 +91,6 @@ export class ProjectionRunner {
     this.status = 'catching_up'
     this.loop = this.supervise().catch((error: unknown) => {
       this.status = 'failed'
-      this.error = error
       this.releaseWaiters()
       this.options.onError?.(error, true)
     })

@@ -221,8 +221,10 @@ export class SqliteEventLog implements EventLog, SubscriptionSource {
     const backwards = options.direction === 'backwards'
     let remaining = options.maxCount ?? Number.MAX_SAFE_INTEGER
     const from = options.fromPosition ?? (backwards ? 'end' : 'start')
-    const head = (this.statements.head.get() as bigint | null) ?? 0n
-    let next = from === 'start' ? (backwards ? 0n : 1n) : from === 'end' ? (backwards ? head : head + 1n) : from.commit
+    let next: bigint
+    if (from === 'start') next = backwards ? 0n : 1n
+    else if (from === 'end') next = this.head() + (backwards ? 0n : 1n)
+    else next = from.commit
     const statement = backwards ? this.statements.allBackwards : this.statements.allForwards
     while (remaining > 0) {
       const rows = statement.all(next, Math.min(PAGE, remaining)) as EventRow[]

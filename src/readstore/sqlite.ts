@@ -21,11 +21,15 @@ const table = (collection: string): string => {
   return `"c_${collection}"`
 }
 
-/** `a.b` → `json_extract(body, '$."a"."b"')`; every segment quoted so `$`-keys work. */
-const fieldExpression = (field: string): string => {
+/** `a.b` → `'$."a"."b"'`; every segment quoted so `$`-keys work. */
+const jsonPath = (field: string): string => {
   assertField(field)
-  return `json_extract(body, '$.${field.split('.').map((s) => `"${s}"`).join('.')}')`
+  return `'$.${field.split('.').map((s) => `"${s}"`).join('.')}'`
 }
+
+/** The expression indexes are built on, so queries must spell it the same way. */
+const fieldExpression = (field: string): string => `json_extract(body, ${jsonPath(field)})`
+const fieldType = (field: string): string => `json_type(body, ${jsonPath(field)})`
 
 /**
  * Read models in a SQLite file: one table of JSON documents per collection, and the projection
@@ -79,12 +83,11 @@ export class SqliteReadStore implements ReadStore {
     const clauses: string[] = []
     const params: (string | number | null)[] = []
     for (const [field, value] of entries) {
-      const typeOf = fieldExpression(field).replace('json_extract', 'json_type')
       if (typeof value === 'boolean') {
-        clauses.push(`${typeOf} = ?`)
+        clauses.push(`${fieldType(field)} = ?`)
         params.push(String(value))
       } else if (typeof value === 'number') {
-        clauses.push(`${fieldExpression(field)} = ? AND ${typeOf} IN ('integer', 'real')`)
+        clauses.push(`${fieldExpression(field)} = ? AND ${fieldType(field)} IN ('integer', 'real')`)
         params.push(value)
       } else {
         clauses.push(`${fieldExpression(field)} IS ?`)
