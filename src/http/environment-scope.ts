@@ -1,0 +1,36 @@
+import type { FastifyInstance, FastifyPluginAsync, FastifyRequest } from 'fastify'
+import type { JsonObject } from '../eventlog/port.js'
+import { NotFound, PermissionDenied } from '../kernel/errors.js'
+import type { ReadModels } from '../../projections/read-models.js'
+import { principalOf } from '../auth/authenticate.js'
+
+/** PostHog serves environment routes under both prefixes; the `/api/projects/` form is the older alias. */
+export const ENVIRONMENT_PREFIXES = ['/api/environments/:project_id', '/api/projects/:project_id'] as const
+
+/** Registers a plugin once under each environment prefix. */
+export const registerEnvironmentScoped = async <Options extends object>(
+  app: FastifyInstance, plugin: FastifyPluginAsync<Options>, options: Options,
+): Promise<void> => {
+  for (const prefix of ENVIRONMENT_PREFIXES) await app.register(plugin, { ...options, prefix })
+}
+
+export type Environment = JsonObject & { id: number; organization: string; project_id: number; api_token: string }
+
+/**
+ * The environment a route's `project_id` names, for the calling user: `@current` is the user's
+ * first environment; a non-integer or unknown id is 404; an environment of another organization 403.
+ */
+export const environmentOf = async (request: FastifyRequest, models: ReadModels): Promise<Environment> => {
+  const { user } = principalOf(request)
+  const raw = (request.params as Record<string, string | undefined>)['project_id'] ?? ''
+  if (raw === '@current') {
+    const [first] = await models.find<Environment>('environments', { where: { organization: user.organization_id }, orderBy: [['id', 'asc']], limit: 1 })
+    if (!first) throw new NotFound('Project not found.')
+    return first
+  }
+  if (!/^\d+$/.test(raw)) throw new NotFound('Project not found.')
+  const environment = await models.get<Environment>('environments', String(Number(raw)))
+  if (!environment) throw new NotFound('Project not found.')
+  if (environment.organization !== user.organization_id) throw new PermissionDenied("You don't have access to the project.")
+  return environment
+}

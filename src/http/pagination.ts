@@ -1,0 +1,58 @@
+import type { FastifyRequest } from 'fastify'
+
+export const DEFAULT_PAGE_SIZE = 100
+
+export interface Page {
+  readonly limit: number
+  readonly offset: number
+}
+
+const wholeNumber = (value: unknown): number | null => {
+  if (typeof value !== 'string' || !/^\d+$/.test(value)) return null
+  const number = Number(value)
+  return Number.isSafeInteger(number) ? number : null
+}
+
+/** PostHog's limit/offset: a limit that is not a positive integer means 100; a bad offset means 0. */
+export const pageOf = (query: unknown): Page => {
+  const params = (query ?? {}) as Record<string, unknown>
+  const limit = wholeNumber(params['limit'])
+  const offset = wholeNumber(params['offset'])
+  return { limit: limit !== null && limit > 0 ? limit : DEFAULT_PAGE_SIZE, offset: offset ?? 0 }
+}
+
+export const absoluteUrl = (request: FastifyRequest): URL => {
+  const forwardedProto = request.headers['x-forwarded-proto']
+  const protocol = typeof forwardedProto === 'string' ? forwardedProto.split(',')[0]!.trim() : request.protocol
+  return new URL(request.url, `${protocol}://${request.host}`)
+}
+
+/** The request's URL with its query rebuilt, parameters sorted as Django REST framework sorts them. */
+const withQuery = (url: URL, changes: Record<string, number | null>): string => {
+  const params = new URLSearchParams(url.search)
+  for (const [name, value] of Object.entries(changes)) {
+    if (value === null) params.delete(name)
+    else params.set(name, String(value))
+  }
+  params.sort()
+  const search = params.toString()
+  return `${url.origin}${url.pathname}${search ? `?${search}` : ''}`
+}
+
+export interface Paginated<T> {
+  count: number
+  next: string | null
+  previous: string | null
+  results: T[]
+}
+
+/** The limit/offset envelope with absolute `next` and `previous` links. */
+export const paginated = <T>(request: FastifyRequest, page: Page, count: number, results: T[]): Paginated<T> => {
+  const url = absoluteUrl(request)
+  const { limit, offset } = page
+  const next = offset + limit < count ? withQuery(url, { limit, offset: offset + limit }) : null
+  const previous = offset <= 0 ? null
+    : offset - limit <= 0 ? withQuery(url, { limit, offset: null })
+      : withQuery(url, { limit, offset: offset - limit })
+  return { count, next, previous, results }
+}
