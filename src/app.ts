@@ -9,6 +9,10 @@ import { useErrorHandling } from './http/errors.js'
 import { healthRoutes } from './http/health.js'
 import { logRequests } from './http/request-log.js'
 import { useZod } from './http/zod.js'
+import { registerEnvironmentScoped } from './http/environment-scope.js'
+import { collaboratorRoutes } from './dashboards/collaborator-routes.js'
+import { dashboardRoutes } from './dashboards/routes.js'
+import { sharedViewRoutes, sharingRoutes } from './dashboards/sharing-routes.js'
 
 export type HttpRole = 'api' | 'ingest'
 
@@ -37,6 +41,10 @@ export const buildApp = async (deps: AppDeps): Promise<FastifyInstance> => {
   useErrorHandling(app)
   useAuth(app, deps)
   await app.register(healthRoutes, deps)
-  if (deps.roles.includes('api')) await app.register(accountRoutes, deps)
+  if (deps.roles.includes('api')) {
+    await app.register(accountRoutes, deps)
+    for (const plugin of [dashboardRoutes, collaboratorRoutes, sharingRoutes]) await registerEnvironmentScoped(app, plugin, deps)
+    await app.register(sharedViewRoutes, deps)
+  }
   return app
 }

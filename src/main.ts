@@ -15,6 +15,7 @@ const USAGE = `usage: hedgelog <command>
   serve [--roles api,ingest,projector,scheduler]   run the service (all roles by default)
   init [--json]                                    create the organization, user, project and a key, once
   keys create --scopes a:read,b:write [--label L] [--json]
+  keys create --unscoped [--label L] [--json]   a legacy key without scopes
                                                    issue a personal API key for the init user ('*' for all)
   keys revoke <key id>                             revoke a personal API key
 
@@ -68,15 +69,16 @@ const keys = async (config: Config, args: string[]): Promise<void> => {
   if (action === 'create') {
     const { values } = parseArgs({
       args: rest,
-      options: { scopes: { type: 'string' }, label: { type: 'string', default: 'hedgelog keys create' }, json: { type: 'boolean', default: false } },
+      options: { scopes: { type: 'string' }, unscoped: { type: 'boolean', default: false }, label: { type: 'string', default: 'hedgelog keys create' }, json: { type: 'boolean', default: false } },
     })
-    if (!values.scopes) throw new UsageError('keys create needs --scopes (comma-separated, or * for all)')
-    const scopes = values.scopes.split(',')
+    if (!values.scopes && !values.unscoped) throw new UsageError('keys create needs --scopes (comma-separated, or * for all) or --unscoped')
+    if (values.scopes && values.unscoped) throw new UsageError('keys create takes --scopes or --unscoped, not both')
+    const scopes = values.unscoped ? null : values.scopes!.split(',')
     await withLog(config, async (log) => {
       const installation = await readInstallation(log)
       if (!installation) throw new UsageError('no installation yet: run `hedgelog init` first')
       const key = await issueApiKey(log, { userUuid: installation.userUuid, scopes, label: values.label }, cliContext())
-      print(values.json, { personal_api_key: key.value, scopes: key.scopes, id: key.id }, `personal_api_key: ${key.value}\nid: ${key.id}\nscopes: ${key.scopes.join(',')}`)
+      print(values.json, { personal_api_key: key.value, scopes: key.scopes, id: key.id }, `personal_api_key: ${key.value}\nid: ${key.id}\nscopes: ${key.scopes?.join(',') ?? '(legacy, unscoped)'}`)
     })
     return
   }

@@ -19,7 +19,8 @@ export const OWNER_LEVEL = 15
 export interface IssuedKey {
   readonly id: string
   readonly value: string
-  readonly scopes: string[]
+  /** null for a legacy unscoped key. */
+  readonly scopes: string[] | null
 }
 
 export interface Installation {
@@ -83,24 +84,32 @@ export const initialize = async (log: EventLog, context: CommandContext): Promis
   }
 }
 
-/** Issues a personal API key; only its hash is stored, so the value is shown this once. */
+/**
+ * Issues a personal API key; only its hash is stored, so the value is shown this once. Scopes
+ * null issues a legacy unscoped key, which PostHog lets reach every action.
+ */
 export const issueApiKey = async (
-  log: EventLog, request: { userUuid: string; scopes: readonly string[]; label: string }, context: CommandContext,
+  log: EventLog, request: { userUuid: string; scopes: readonly string[] | null; label: string }, context: CommandContext,
 ): Promise<IssuedKey> => {
-  const scopes = [...new Set(request.scopes.map((s) => s.trim()).filter((s) => s !== ''))]
-  if (scopes.length === 0) throw new ValidationFailed('This field is required.', 'scopes', 'required')
-  const invalid = scopes.find((scope) => !isValidScope(scope))
-  if (invalid !== undefined) throw new ValidationFailed(`Invalid scope: ${invalid}`, 'scopes')
+  const scopes = request.scopes === null ? null : validScopes(request.scopes)
   const id = newUlid()
   const value = randomToken('phx_', 35)
   await handleCommand(log, apiKeyDecider, apiKeyStream(id), {
     type: 'CreateApiKey',
     data: {
-      keyId: id, userUuid: request.userUuid, label: request.label, scopes: scopes.includes(ALL_SCOPES) ? [ALL_SCOPES] : scopes,
+      keyId: id, userUuid: request.userUuid, label: request.label, scopes,
       secureValue: hashApiKey(value), maskValue: `${value.slice(0, 4)}...${value.slice(-4)}`, at: context.now,
     },
   }, context)
-  return { id, value, scopes: scopes.includes(ALL_SCOPES) ? [ALL_SCOPES] : scopes }
+  return { id, value, scopes }
+}
+
+const validScopes = (requested: readonly string[]): string[] => {
+  const scopes = [...new Set(requested.map((s) => s.trim()).filter((s) => s !== ''))]
+  if (scopes.length === 0) throw new ValidationFailed('This field is required.', 'scopes', 'required')
+  const invalid = scopes.find((scope) => !isValidScope(scope))
+  if (invalid !== undefined) throw new ValidationFailed(`Invalid scope: ${invalid}`, 'scopes')
+  return scopes.includes(ALL_SCOPES) ? [ALL_SCOPES] : scopes
 }
 
 export const revokeApiKey = async (log: EventLog, keyId: string, context: CommandContext): Promise<void> => {

@@ -23,7 +23,7 @@ export type EnvironmentCreated = {
 }
 export type PersonalApiKeyCreated = {
   type: 'PersonalApiKeyCreated'
-  data: { keyId: string; userUuid: string; label: string; scopes: string[]; secureValue: string; maskValue: string; at: string }
+  data: { keyId: string; userUuid: string; label: string; scopes: string[] | null; secureValue: string; maskValue: string; at: string }
 }
 export type PersonalApiKeyRevoked = {
   type: 'PersonalApiKeyRevoked'

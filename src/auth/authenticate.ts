@@ -9,7 +9,8 @@ import { grants } from './scopes.js'
 /** The caller of a management route, resolved from its personal API key. */
 export interface Principal {
   readonly keyId: string
-  readonly scopes: readonly string[]
+  /** null for a legacy key issued without scopes, which PostHog lets do anything. */
+  readonly scopes: readonly string[] | null
   readonly user: JsonObject & { uuid: string; id: number; organization_id: string }
 }
 
@@ -17,6 +18,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** The scopes a route needs; a route that declares none is public. */
     scopes?: readonly string[]
+    /** False for actions PostHog maps to no scope: scoped keys (even `*`) are refused, legacy keys pass. */
+    scopedKeys?: boolean
   }
   interface FastifyRequest {
     principal: Principal | null
@@ -46,7 +49,7 @@ const resolveKey = async (models: ReadModels, key: string): Promise<Principal | 
   const [record] = await models.find('personal_api_keys', { where: { secure_value: hashApiKey(key) }, limit: 1 })
   if (!record || record['revoked_at'] !== null) return null
   const user = await models.get<Principal['user']>('users', String(record['user_uuid']))
-  return user ? { keyId: String(record['id']), scopes: record['scopes'] as string[], user } : null
+  return user ? { keyId: String(record['id']), scopes: (record['scopes'] ?? null) as string[] | null, user } : null
 }
 
 /**
@@ -69,6 +72,9 @@ export const useAuth = (app: FastifyInstance, deps: AuthDeps): void => {
       }
     }
     if (!principal) throw new AuthenticationFailed(`Personal API key found in request ${presented.source} is invalid.`)
+    if (request.routeOptions.config.scopedKeys === false && principal.scopes !== null) {
+      throw new PermissionDenied('This action does not support Personal API Key access')
+    }
     const missing = required.find((scope) => !grants(principal.scopes, scope))
     if (missing !== undefined) throw new PermissionDenied(`API key missing required scope '${missing}'`)
     request.principal = principal

@@ -17,8 +17,12 @@ export const isValidScope = (scope: string): boolean => {
   return rest.length === 0 && OBJECTS.has(object ?? '') && (action === 'read' || action === 'write')
 }
 
-/** Whether the key's scopes grant `required`: `*` grants all, and `x:write` implies `x:read`. */
-export const grants = (scopes: readonly string[], required: string): boolean => {
+/**
+ * Whether the key's scopes grant `required`: `*` grants all, and `x:write` implies `x:read`.
+ * A legacy key without scopes (null) may do anything.
+ */
+export const grants = (scopes: readonly string[] | null, required: string): boolean => {
+  if (scopes === null) return true
   if (scopes.includes(ALL_SCOPES) || scopes.includes(required)) return true
   const [object, action] = required.split(':')
   return action === 'read' && scopes.includes(`${object}:write`)

@@ -1,0 +1,15 @@
+import type { JsonObject } from '../eventlog/port.js'
+import type { ReadModels } from '../../projections/read-models.js'
+import { basicUser } from './users.js'
+
+export type BasicUser = ReturnType<typeof basicUser>
+
+/** Basic-user shapes for a set of user uuids, each read once. */
+export const basicUsers = async (models: ReadModels, uuids: Iterable<string>): Promise<Map<string, BasicUser>> => {
+  const found = new Map<string, BasicUser>()
+  for (const uuid of new Set(uuids)) {
+    const user = await models.get<JsonObject>('users', uuid)
+    if (user) found.set(uuid, basicUser(user))
+  }
+  return found
+}

@@ -1,0 +1,101 @@
+import type { FastifyRequest } from 'fastify'
+import { StreamNotFound } from '../eventlog/errors.js'
+import type { EventLog, JsonObject, RecordedEvent } from '../eventlog/port.js'
+import { basicUser } from '../accounts/users.js'
+import { canonicalJson } from '../kernel/canonical-json.js'
+import { pageOf, paginated, type Paginated } from '../http/pagination.js'
+import type { ReadModels } from '../../projections/read-models.js'
+
+export interface Change {
+  type: string
+  action: 'created' | 'changed' | 'deleted'
+  field: string | null
+  before: unknown
+  after: unknown
+}
+
+/** One change to one aggregate, as an auditor reads it: who, what, when, and each field's before and after. */
+export interface ActivityEntry {
+  id: string
+  user: JsonObject | null
+  activity: string
+  scope: string
+  item_id: string
+  detail: { id: string; name: string | null; changes: Change[]; merge: null; trigger: null; short_id: null; type: null }
+  created_at: string
+  is_system: boolean
+  unread: boolean
+}
+
+export interface ActivitySource<State extends JsonObject | null, Event> {
+  readonly scope: string
+  readonly evolve: (state: State, event: Event) => State
+  readonly initialState: State
+  /** The verb PostHog's activity log uses for this event ('created', 'updated', 'deleted', …). */
+  readonly activityOf: (event: Event) => string
+  readonly nameOf: (state: State) => string | null
+  /** Fields that change on every event (timestamps) and say nothing to a reader. */
+  readonly ignoredFields: readonly string[]
+}
+
+const fieldChanges = (scope: string, before: JsonObject | null, after: JsonObject | null, ignored: readonly string[]): Change[] => {
+  if (before === null && after !== null) return [{ type: scope, action: 'created', field: null, before: null, after: null }]
+  if (before === null || after === null) return []
+  const fields = [...new Set([...Object.keys(before), ...Object.keys(after)])].filter((f) => !ignored.includes(f)).sort()
+  return fields
+    .filter((field) => canonicalJson(before[field] ?? null) !== canonicalJson(after[field] ?? null))
+    .map((field) => ({ type: scope, action: 'changed', field, before: before[field] ?? null, after: after[field] ?? null }))
+}
+
+/** Folds an aggregate's own events into its activity log, oldest first; the actor is the event's metadata. */
+export const activityEntries = <State extends JsonObject | null, Event>(
+  source: ActivitySource<State, Event>, itemId: string, recorded: readonly RecordedEvent[],
+): Array<Omit<ActivityEntry, 'user'> & { actor: string }> => {
+  let state = source.initialState
+  return recorded.map((event) => {
+    const domain = { type: event.type, data: event.data } as Event
+    const before = state
+    state = source.evolve(state, domain)
+    return {
+      id: event.id,
+      actor: String(event.metadata?.['actor'] ?? ''),
+      activity: source.activityOf(domain),
+      scope: source.scope,
+      item_id: itemId,
+      detail: {
+        id: itemId, name: source.nameOf(state), changes: fieldChanges(source.scope, before, state, source.ignoredFields),
+        merge: null, trigger: null, short_id: null, type: null,
+      },
+      created_at: String(event.metadata?.['occurredAt'] ?? ''),
+      is_system: false,
+      unread: false,
+    }
+  })
+}
+
+const readAll = async (log: EventLog, stream: string): Promise<RecordedEvent[]> => {
+  const events: RecordedEvent[] = []
+  try {
+    for await (const event of log.readStream(stream)) events.push(event)
+  } catch (error) {
+    if (!(error instanceof StreamNotFound)) throw error
+  }
+  return events
+}
+
+/** The paginated activity of one aggregate, newest first, read from its stream. */
+export const activityPage = async <State extends JsonObject | null, Event>(
+  request: FastifyRequest, deps: { log: EventLog; models: ReadModels }, source: ActivitySource<State, Event>,
+  stream: string, itemId: string,
+): Promise<Paginated<ActivityEntry>> => {
+  const entries = activityEntries(source, itemId, await readAll(deps.log, stream)).reverse()
+  const page = pageOf(request.query)
+  const slice = entries.slice(page.offset, page.offset + page.limit)
+  const users = new Map<string, JsonObject | null>()
+  for (const { actor } of slice) if (!users.has(actor)) users.set(actor, await deps.models.get('users', actor))
+  const results = slice.map(({ actor, ...entry }) => {
+    const user = users.get(actor)
+    return { ...entry, user: user ? basicUser(user) : null }
+  })
+  return paginated(request, page, entries.length, results)
+}

@@ -1,0 +1,129 @@
+import { canonicalJson } from '../kernel/canonical-json.js'
+import { NotFound, PermissionDenied, ValidationFailed, assertNever } from '../kernel/errors.js'
+import type { Decider } from '../kernel/handle-command.js'
+import type { Collaborator, DashboardCreated, DashboardEvent, DashboardFields, Tile } from './events.js'
+import {
+  CAN_EDIT, canEdit, effectiveRestrictionLevel, hasRestrictionRights, EVERYONE_CAN_EDIT, type Actor,
+} from './permissions.js'
+import { evolveDashboard, type Dashboard } from './state.js'
+
+export type TileChange =
+  | { readonly kind: 'add'; readonly tile: Tile }
+  | { readonly kind: 'update'; readonly tileId: number; readonly changes: Partial<Tile> }
+
+/** The user a collaborator request names, as the route found it (null when there is none). */
+export interface CollaboratorTarget {
+  readonly uuid: string
+  readonly organizationId: string
+  readonly level: number
+}
+
+export type DashboardCommand =
+  | { type: 'CreateDashboard'; data: DashboardCreated['data'] }
+  | { type: 'UpdateDashboard'; actor: Actor; changes: Partial<DashboardFields>; deleted: boolean | undefined; tiles: TileChange[]; at: string }
+  | { type: 'AddCollaborator'; actor: Actor; organizationId: string; target: CollaboratorTarget | null; level: number; collaboratorId: string; at: string }
+  | { type: 'RemoveCollaborator'; actor: Actor; userUuid: string; at: string }
+  | { type: 'SetSharing'; actor: Actor; enabled: boolean; at: string }
+  | { type: 'MoveTileOut'; actor: Actor; tileId: number; toDashboard: number; at: string }
+  | { type: 'MoveTileIn'; actor: Actor; tile: Tile; fromDashboard: number; at: string }
+
+const NO_EDIT = "You don't have edit permissions for this dashboard."
+
+const existing = (state: Dashboard | null): Dashboard => {
+  if (state === null || state.deleted) throw new NotFound()
+  return state
+}
+
+const editable = (state: Dashboard | null, actor: Actor, message = NO_EDIT): Dashboard => {
+  const dashboard = existing(state)
+  if (!canEdit(dashboard, actor)) throw new PermissionDenied(message)
+  return dashboard
+}
+
+const changedFields = (dashboard: Dashboard, changes: Partial<DashboardFields>): Partial<DashboardFields> =>
+  Object.fromEntries(Object.entries(changes).filter(([field, value]) => canonicalJson(dashboard[field]) !== canonicalJson(value)))
+
+const update = (state: Dashboard | null, command: Extract<DashboardCommand, { type: 'UpdateDashboard' }>): DashboardEvent[] => {
+  const { actor, at } = command
+  // A deleted dashboard is only reachable by a PATCH that restores it.
+  if (state === null || (state.deleted && command.deleted !== false)) throw new NotFound()
+  if (!canEdit(state, actor)) throw new PermissionDenied(NO_EDIT)
+  const events: DashboardEvent[] = []
+  if (state.deleted) events.push({ type: 'DashboardRestored', data: { at } })
+  const changes = changedFields(state, command.changes)
+  if (changes.restriction_level !== undefined && !hasRestrictionRights(state, actor)) {
+    throw new PermissionDenied("Only the dashboard owner and project admins have the restriction rights required to change the dashboard's restriction level.")
+  }
+  if (Object.keys(changes).length > 0) events.push({ type: 'DashboardUpdated', data: { changes, at } })
+  for (const change of command.tiles) {
+    if (change.kind === 'add') {
+      events.push({ type: 'DashboardTileAdded', data: { tile: change.tile, at } })
+      continue
+    }
+    const tile = state.tiles.find((t) => t.id === change.tileId)
+    if (!tile) throw new ValidationFailed(`Tile ${change.tileId} is not on this dashboard.`, 'tiles')
+    const tileChanges = Object.fromEntries(Object.entries(change.changes).filter(([field, value]) => canonicalJson(tile[field]) !== canonicalJson(value)))
+    if (Object.keys(tileChanges).length > 0) events.push({ type: 'DashboardTileUpdated', data: { tileId: tile.id, changes: tileChanges, at } })
+  }
+  if (command.deleted === true && !state.deleted) events.push({ type: 'DashboardDeleted', data: { at } })
+  return events
+}
+
+const addCollaborator = (state: Dashboard | null, command: Extract<DashboardCommand, { type: 'AddCollaborator' }>): DashboardEvent[] => {
+  const dashboard = editable(state, command.actor)
+  if (effectiveRestrictionLevel(dashboard) <= EVERYONE_CAN_EDIT) {
+    throw new ValidationFailed('Cannot add collaborators to a dashboard on the lowest restriction level.')
+  }
+  if (command.level !== CAN_EDIT) throw new ValidationFailed('Only edit access can be explicitly specified currently.')
+  const { target } = command
+  if (target === null) throw new ValidationFailed('User does not exist.')
+  if (target.organizationId !== command.organizationId) throw new ValidationFailed('Cannot add collaborators that have no access to the project.')
+  if (hasRestrictionRights(dashboard, { uuid: target.uuid, level: target.level })) {
+    throw new ValidationFailed('Cannot add collaborators that already have inherent access (the dashboard owner or a project admins).')
+  }
+  if (dashboard.collaborators.some((c) => c.user_uuid === target.uuid)) throw new ValidationFailed('User already is a collaborator.')
+  const collaborator: Collaborator = { id: command.collaboratorId, user_uuid: target.uuid, level: command.level, added_at: command.at, updated_at: command.at }
+  return [{ type: 'DashboardCollaboratorAdded', data: { collaborator, at: command.at } }]
+}
+
+const removeCollaborator = (state: Dashboard | null, command: Extract<DashboardCommand, { type: 'RemoveCollaborator' }>): DashboardEvent[] => {
+  const dashboard = editable(state, command.actor)
+  if (effectiveRestrictionLevel(dashboard) <= EVERYONE_CAN_EDIT) {
+    throw new ValidationFailed('Cannot remove collaborators from a dashboard on the lowest restriction level.')
+  }
+  if (!dashboard.collaborators.some((c) => c.user_uuid === command.userUuid)) throw new NotFound()
+  return [{ type: 'DashboardCollaboratorRemoved', data: { userUuid: command.userUuid, at: command.at } }]
+}
+
+export const dashboardDecider: Decider<Dashboard | null, DashboardCommand, DashboardEvent> = {
+  initialState: () => null,
+  evolve: evolveDashboard,
+  decide: (command, state) => {
+    switch (command.type) {
+      case 'CreateDashboard':
+        return state === null ? [{ type: 'DashboardCreated', data: command.data }] : []
+      case 'UpdateDashboard':
+        return update(state, command)
+      case 'AddCollaborator':
+        return addCollaborator(state, command)
+      case 'RemoveCollaborator':
+        return removeCollaborator(state, command)
+      case 'SetSharing': {
+        const dashboard = editable(state, command.actor)
+        const unchanged = dashboard.sharing.enabled === command.enabled && dashboard.sharing.created_at !== null
+        return unchanged ? [] : [{ type: 'DashboardSharingChanged', data: { enabled: command.enabled, at: command.at } }]
+      }
+      case 'MoveTileOut': {
+        const dashboard = editable(state, command.actor)
+        if (!dashboard.tiles.some((t) => t.id === command.tileId && !t.deleted)) throw new NotFound()
+        return [{ type: 'DashboardTileMovedOut', data: { tileId: command.tileId, toDashboard: command.toDashboard, at: command.at } }]
+      }
+      case 'MoveTileIn': {
+        editable(state, command.actor, "You don't have edit permissions for the destination dashboard.")
+        return [{ type: 'DashboardTileMovedIn', data: { tile: command.tile, fromDashboard: command.fromDashboard, at: command.at } }]
+      }
+      default:
+        return assertNever(command)
+    }
+  },
+}

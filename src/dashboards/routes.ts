@@ -1,0 +1,85 @@
+import type { FastifyPluginAsync } from 'fastify'
+import { activityPage } from '../activity/activity-log.js'
+import { basicUsers } from '../accounts/user-lookup.js'
+import { actorOf, commandContext } from '../http/command-context.js'
+import { parseBody, useFormBodies } from '../http/drf.js'
+import { environmentOf } from '../http/environment-scope.js'
+import { pageOf, paginated } from '../http/pagination.js'
+import { dashboardActivity } from './activity.js'
+import { dashboardStream } from './events.js'
+import { createDashboardBody, moveTileBody, updateDashboardBody } from './schemas.js'
+import { dashboardBasic, dashboardDetail, usersMentioned } from './serialize.js'
+import { createDashboard, findDashboard, liveDashboard, moveTile, updateDashboard, type DashboardDeps } from './service.js'
+import type { Dashboard } from './state.js'
+
+const READ = { scopes: ['dashboard:read'] }
+const WRITE = { scopes: ['dashboard:write'] }
+
+type IdParams = { id: string }
+
+const byPinnedThenName = (a: Dashboard, b: Dashboard): number =>
+  Number(b.pinned) - Number(a.pinned) || (a.name ?? '').localeCompare(b.name ?? '') || a.id - b.id
+
+/** Dashboards of one environment: list, create, get, PATCH (soft delete and restore), 405 on DELETE, move_tile, activity. */
+export const dashboardRoutes: FastifyPluginAsync<DashboardDeps> = async (app, deps) => {
+  useFormBodies(app)
+  const { models } = deps
+
+  const detail = async (dashboard: Dashboard, actor: ReturnType<typeof actorOf>) =>
+    dashboardDetail(dashboard, actor, await basicUsers(models, usersMentioned(dashboard)))
+
+  app.get('/dashboards/', { config: READ }, async (request) => {
+    const environment = await environmentOf(request, models)
+    const query = request.query as Record<string, string | string[] | undefined>
+    const tags = [query['tags'] ?? []].flat().map((tag) => tag.toLowerCase())
+    const mode = typeof query['creation_mode'] === 'string' ? query['creation_mode'] : null
+    const all = await models.find<Dashboard>('dashboards', { where: { environment_id: environment.id, deleted: false } })
+    const listed = all
+      .filter((d) => tags.length === 0 || d.tags.some((tag) => tags.includes(tag)))
+      .filter((d) => mode === null || d.creation_mode === mode)
+      .sort(byPinnedThenName)
+    const page = pageOf(request.query)
+    const slice = listed.slice(page.offset, page.offset + page.limit)
+    const users = await basicUsers(models, slice.map((d) => d.created_by))
+    const actor = actorOf(request)
+    return paginated(request, page, listed.length, slice.map((d) => dashboardBasic(d, actor, users)))
+  })
+
+  app.post('/dashboards/', { config: WRITE }, async (request, reply) => {
+    const environment = await environmentOf(request, models)
+    const body = parseBody(createDashboardBody, request.body)
+    const dashboard = await createDashboard(deps, environment, body, commandContext(request))
+    return reply.status(201).send(await detail(dashboard, actorOf(request)))
+  })
+
+  app.get<{ Params: IdParams }>('/dashboards/:id/', { config: READ }, async (request) => {
+    const environment = await environmentOf(request, models)
+    return detail(await liveDashboard(models, environment, request.params.id), actorOf(request))
+  })
+
+  app.patch<{ Params: IdParams }>('/dashboards/:id/', { config: WRITE }, async (request) => {
+    const environment = await environmentOf(request, models)
+    const dashboard = await findDashboard(models, environment, request.params.id)
+    const body = parseBody(updateDashboardBody, request.body)
+    const actor = actorOf(request)
+    return detail(await updateDashboard(deps, dashboard, body, actor, commandContext(request)), actor)
+  })
+
+  // Hard deletion is refused with a bare 405; PATCH `deleted: true` soft-deletes.
+  app.delete<{ Params: IdParams }>('/dashboards/:id/', { config: WRITE }, async (_request, reply) => reply.status(405).send())
+
+  app.patch<{ Params: IdParams }>('/dashboards/:id/move_tile/', { config: { scopes: [], scopedKeys: false } }, async (request) => {
+    const environment = await environmentOf(request, models)
+    const source = await liveDashboard(models, environment, request.params.id)
+    const body = parseBody(moveTileBody, request.body)
+    const destination = await liveDashboard(models, environment, body.toDashboard)
+    const actor = actorOf(request)
+    return detail(await moveTile(deps, source, destination, body.tile.id, actor, commandContext(request)), actor)
+  })
+
+  app.get<{ Params: IdParams }>('/dashboards/:id/activity/', { config: READ }, async (request) => {
+    const environment = await environmentOf(request, models)
+    const dashboard = await findDashboard(models, environment, request.params.id)
+    return activityPage(request, deps, dashboardActivity, dashboardStream(dashboard.id), String(dashboard.id))
+  })
+}

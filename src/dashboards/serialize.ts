@@ -1,0 +1,94 @@
+import type { BasicUser } from '../accounts/user-lookup.js'
+import type { Tile } from './events.js'
+import { canEdit, effectivePrivilegeLevel, effectiveRestrictionLevel, type Actor } from './permissions.js'
+import type { Dashboard } from './state.js'
+
+type Users = ReadonlyMap<string, BasicUser>
+
+/** Every user a dashboard's response mentions. */
+export const usersMentioned = (dashboard: Dashboard): string[] => [
+  dashboard.created_by,
+  ...dashboard.collaborators.map((c) => c.user_uuid),
+  ...dashboard.tiles.flatMap((t) => (t.text ? [t.text.created_by, t.text.last_modified_by] : [])).filter((u): u is string => u !== null),
+]
+
+const tileJson = (dashboard: Dashboard, tile: Tile, order: number, users: Users) => ({
+  id: tile.id,
+  dashboard_id: dashboard.id,
+  insight: null,
+  text: tile.text && {
+    id: tile.text.id,
+    body: tile.text.body,
+    created_by: tile.text.created_by ? users.get(tile.text.created_by) ?? null : null,
+    last_modified_at: tile.text.last_modified_at,
+    last_modified_by: tile.text.last_modified_by ? users.get(tile.text.last_modified_by) ?? null : null,
+    team: dashboard.environment_id,
+  },
+  color: tile.color,
+  layouts: tile.layouts,
+  show_description: tile.show_description,
+  transparent_background: tile.transparent_background,
+  order,
+  last_refresh: null,
+  is_cached: false,
+})
+
+export const visibleTiles = (dashboard: Dashboard): Tile[] => dashboard.tiles.filter((tile) => !tile.deleted)
+
+/** The list item shape: no tiles, no filters. */
+export const dashboardBasic = (dashboard: Dashboard, actor: Actor, users: Users) => ({
+  id: dashboard.id,
+  name: dashboard.name,
+  description: dashboard.description,
+  pinned: dashboard.pinned,
+  created_at: dashboard.created_at,
+  created_by: users.get(dashboard.created_by) ?? null,
+  last_accessed_at: null,
+  is_shared: dashboard.sharing.enabled,
+  deleted: dashboard.deleted,
+  creation_mode: dashboard.creation_mode,
+  tags: dashboard.tags,
+  restriction_level: dashboard.restriction_level,
+  effective_restriction_level: effectiveRestrictionLevel(dashboard),
+  effective_privilege_level: effectivePrivilegeLevel(dashboard, actor),
+  user_access_level: canEdit(dashboard, actor) ? 'editor' : 'viewer',
+  access_control_version: dashboard.restriction_level > 21 ? 'v1' : 'v2',
+  team_id: dashboard.environment_id,
+})
+
+export const dashboardDetail = (dashboard: Dashboard, actor: Actor, users: Users) => ({
+  ...dashboardBasic(dashboard, actor, users),
+  filters: dashboard.filters,
+  variables: dashboard.variables,
+  tiles: visibleTiles(dashboard).map((tile, order) => tileJson(dashboard, tile, order, users)),
+})
+
+/** What `/shared/{token}` shows: the dashboard's public fields, as PostHog's public view reports levels. */
+export const sharedDashboard = (dashboard: Dashboard, users: Users) => ({
+  id: dashboard.id,
+  name: dashboard.name,
+  description: dashboard.description,
+  created_at: dashboard.created_at,
+  filters: dashboard.filters,
+  variables: dashboard.variables,
+  tags: dashboard.tags,
+  tiles: visibleTiles(dashboard).map((tile, order) => tileJson(dashboard, tile, order, users)),
+  effective_restriction_level: 37,
+  effective_privilege_level: 21,
+})
+
+export const collaboratorJson = (dashboard: Dashboard, collaborator: Dashboard['collaborators'][number], users: Users) => ({
+  id: collaborator.id,
+  dashboard_id: dashboard.id,
+  user: users.get(collaborator.user_uuid) ?? null,
+  level: collaborator.level,
+  added_at: collaborator.added_at,
+  updated_at: collaborator.updated_at,
+  user_uuid: collaborator.user_uuid,
+})
+
+export const sharingJson = (dashboard: Dashboard) => ({
+  created_at: dashboard.sharing.created_at,
+  enabled: dashboard.sharing.enabled,
+  access_token: dashboard.sharing.access_token,
+})

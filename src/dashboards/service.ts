@@ -1,0 +1,166 @@
+import type { EventLog } from '../eventlog/port.js'
+import { NotFound, PermissionDenied, ValidationFailed } from '../kernel/errors.js'
+import { handleCommand, type CommandContext, type CommandResult } from '../kernel/handle-command.js'
+import { randomToken } from '../kernel/ids.js'
+import { allocateId } from '../kernel/sequence.js'
+import type { Environment } from '../http/environment-scope.js'
+import type { ReadModels } from '../../projections/read-models.js'
+import { dashboardDecider, type DashboardCommand, type TileChange } from './decider.js'
+import { dashboardStream, type DashboardEvent, type DashboardFields, type Tile } from './events.js'
+import { canEdit, type Actor } from './permissions.js'
+import { normaliseTags, type TileInput } from './schemas.js'
+import type { Dashboard } from './state.js'
+import { TEMPLATES } from './templates.js'
+
+export interface DashboardDeps {
+  readonly log: EventLog
+  readonly models: ReadModels
+}
+
+/** A dashboard of this environment, deleted or not; anything else is 404. */
+export const findDashboard = async (models: ReadModels, environment: Environment, id: string | number): Promise<Dashboard> => {
+  const key = String(id)
+  if (!/^\d+$/.test(key)) throw new NotFound()
+  const dashboard = await models.get<Dashboard>('dashboards', String(Number(key)))
+  if (!dashboard || dashboard.environment_id !== environment.id) throw new NotFound()
+  return dashboard
+}
+
+export const liveDashboard = async (models: ReadModels, environment: Environment, id: string | number): Promise<Dashboard> => {
+  const dashboard = await findDashboard(models, environment, id)
+  if (dashboard.deleted) throw new NotFound()
+  return dashboard
+}
+
+/** Runs a dashboard command and answers with the read model once it reflects the command. */
+const run = async (deps: DashboardDeps, id: number, command: DashboardCommand, context: CommandContext): Promise<Dashboard> => {
+  const result: CommandResult<Dashboard | null, DashboardEvent> = await handleCommand(deps.log, dashboardDecider, dashboardStream(id), command, context)
+  if (result.position) await deps.models.waitFor(result.position, ['dashboards'])
+  const dashboard = await deps.models.get<Dashboard>('dashboards', String(id))
+  if (!dashboard) throw new NotFound()
+  return dashboard
+}
+
+const textTile = async (log: EventLog, body: string, context: CommandContext, extra: Partial<Tile> = {}): Promise<Tile> => ({
+  id: await allocateId(log, 'dashboard_tile', context),
+  text: {
+    id: await allocateId(log, 'text', context), body, created_by: context.actor, last_modified_at: context.now, last_modified_by: context.actor,
+  },
+  color: null, layouts: {}, show_description: null, transparent_background: null, deleted: false,
+  ...extra,
+})
+
+const copiedTiles = async (log: EventLog, source: Dashboard, deepCopy: boolean, context: CommandContext): Promise<Tile[]> => {
+  const tiles: Tile[] = []
+  for (const tile of source.tiles.filter((t) => !t.deleted)) {
+    const text = tile.text && deepCopy
+      ? { ...tile.text, id: await allocateId(log, 'text', context), created_by: context.actor, last_modified_at: context.now, last_modified_by: context.actor }
+      : tile.text
+    tiles.push({ ...tile, id: await allocateId(log, 'dashboard_tile', context), text })
+  }
+  return tiles
+}
+
+export interface CreateDashboardInput {
+  name?: string | null | undefined
+  description?: string | undefined
+  pinned?: boolean | undefined
+  deleted?: boolean | undefined
+  tags?: string[] | undefined
+  restriction_level?: 21 | 37 | undefined
+  filters?: Record<string, unknown> | undefined
+  use_template?: string | undefined
+  use_dashboard?: number | null | undefined
+  duplicate_tiles?: boolean | undefined
+}
+
+export const createDashboard = async (
+  deps: DashboardDeps, environment: Environment, input: CreateDashboardInput, context: CommandContext,
+): Promise<Dashboard> => {
+  const template = input.use_template ? input.use_template : null
+  const sourceId = input.use_dashboard ?? null
+  if (template !== null && sourceId !== null) throw new ValidationFailed('`use_dashboard` and `use_template` cannot be used together')
+  let creationMode = 'default'
+  let tiles: Tile[] = []
+  let defaults: Pick<DashboardFields, 'name' | 'description' | 'filters' | 'variables' | 'tags'> = {
+    name: null, description: '', filters: {}, variables: {}, tags: [],
+  }
+  if (sourceId !== null) {
+    const source = await deps.models.get<Dashboard>('dashboards', String(sourceId))
+    if (!source || source.environment_id !== environment.id || source.deleted) throw new ValidationFailed('Invalid value provided', 'use_dashboard')
+    creationMode = 'duplicate'
+    tiles = await copiedTiles(deps.log, source, input.duplicate_tiles === true, context)
+    defaults = { ...defaults, filters: source.filters, variables: source.variables }
+  } else if (template !== null) {
+    const chosen = TEMPLATES[template]
+    if (!chosen) throw new ValidationFailed(`Invalid template provided: ${template}`, 'use_template')
+    creationMode = 'template'
+    defaults = { ...defaults, name: chosen.name, description: chosen.description, tags: [...chosen.tags] }
+    for (const body of chosen.textCards) tiles.push(await textTile(deps.log, body, context))
+  }
+  const id = await allocateId(deps.log, 'dashboard', context)
+  const created = await run(deps, id, {
+    type: 'CreateDashboard',
+    data: {
+      dashboardId: id, environmentId: environment.id,
+      name: input.name ?? defaults.name,
+      description: input.description || defaults.description,
+      pinned: input.pinned ?? false,
+      restriction_level: input.restriction_level ?? 21,
+      filters: input.filters ?? defaults.filters,
+      variables: defaults.variables,
+      tags: normaliseTags(input.tags ?? defaults.tags),
+      creationMode, tiles, accessToken: randomToken('', 22), createdBy: context.actor, at: context.now,
+    },
+  }, context)
+  return created
+}
+
+export interface UpdateDashboardInput extends Omit<CreateDashboardInput, 'use_template' | 'use_dashboard' | 'duplicate_tiles'> {
+  tiles?: TileInput[] | undefined
+}
+
+const tileChanges = async (log: EventLog, tiles: readonly TileInput[], context: CommandContext): Promise<TileChange[]> => {
+  const changes: TileChange[] = []
+  for (const input of tiles) {
+    const display: Partial<Tile> = {}
+    if (input.color !== undefined) display.color = input.color
+    if (input.layouts !== undefined) display.layouts = input.layouts
+    if (input.deleted !== undefined) display.deleted = input.deleted
+    if (input.show_description !== undefined) display.show_description = input.show_description
+    if (input.transparent_background !== undefined) display.transparent_background = input.transparent_background
+    if (input.id !== undefined) changes.push({ kind: 'update', tileId: input.id, changes: display })
+    else if (input.text !== undefined) changes.push({ kind: 'add', tile: await textTile(log, input.text.body, context, display) })
+    else throw new ValidationFailed('A new tile needs a text card.', 'tiles')
+  }
+  return changes
+}
+
+export const updateDashboard = async (
+  deps: DashboardDeps, dashboard: Dashboard, input: UpdateDashboardInput, actor: Actor, context: CommandContext,
+): Promise<Dashboard> => {
+  const changes: Partial<DashboardFields> = {}
+  if (input.name !== undefined) changes.name = input.name
+  if (input.description !== undefined) changes.description = input.description
+  if (input.pinned !== undefined) changes.pinned = input.pinned
+  if (input.restriction_level !== undefined) changes.restriction_level = input.restriction_level
+  if (input.filters !== undefined) changes.filters = input.filters
+  if (input.tags !== undefined) changes.tags = normaliseTags(input.tags)
+  const tiles = await tileChanges(deps.log, input.tiles ?? [], context)
+  return run(deps, dashboard.id, { type: 'UpdateDashboard', actor, changes, deleted: input.deleted, tiles, at: context.now }, context)
+}
+
+export const dashboardCommand = (deps: DashboardDeps, dashboard: Dashboard, command: DashboardCommand, context: CommandContext): Promise<Dashboard> =>
+  run(deps, dashboard.id, command, context)
+
+/** Moves a tile between two dashboards of one environment: into the destination first, so a tile is never lost. */
+export const moveTile = async (
+  deps: DashboardDeps, source: Dashboard, destination: Dashboard, tileId: number, actor: Actor, context: CommandContext,
+): Promise<Dashboard> => {
+  const tile = source.tiles.find((t) => t.id === tileId && !t.deleted)
+  if (!tile) throw new NotFound()
+  if (!canEdit(source, actor)) throw new PermissionDenied("You don't have edit permissions for this dashboard.")
+  if (destination.id === source.id) return source
+  await run(deps, destination.id, { type: 'MoveTileIn', actor, tile, fromDashboard: source.id, at: context.now }, context)
+  return run(deps, source.id, { type: 'MoveTileOut', actor, tileId, toDashboard: destination.id, at: context.now }, context)
+}

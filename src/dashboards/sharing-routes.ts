@@ -1,0 +1,45 @@
+import type { FastifyPluginAsync } from 'fastify'
+import { z } from 'zod'
+import { basicUsers } from '../accounts/user-lookup.js'
+import { actorOf, commandContext } from '../http/command-context.js'
+import { drfBoolean, parseBody } from '../http/drf.js'
+import { environmentOf } from '../http/environment-scope.js'
+import { NotFound } from '../kernel/errors.js'
+import { sharedDashboard, sharingJson, usersMentioned } from './serialize.js'
+import { dashboardCommand, liveDashboard, type DashboardDeps } from './service.js'
+import type { Dashboard } from './state.js'
+
+const sharingBody = z.object({ enabled: drfBoolean })
+
+type Params = { dashboard_id: string }
+
+/** A dashboard's sharing configuration; its token is fixed when the dashboard is created. */
+export const sharingRoutes: FastifyPluginAsync<DashboardDeps> = async (app, deps) => {
+  const { models } = deps
+  app.get<{ Params: Params }>('/dashboards/:dashboard_id/sharing/', { config: { scopes: ['sharing_configuration:read'] } }, async (request) => {
+    const environment = await environmentOf(request, models)
+    return sharingJson(await liveDashboard(models, environment, request.params.dashboard_id))
+  })
+
+  app.patch<{ Params: Params }>('/dashboards/:dashboard_id/sharing/', { config: { scopes: ['sharing_configuration:write'] } }, async (request) => {
+    const environment = await environmentOf(request, models)
+    const dashboard = await liveDashboard(models, environment, request.params.dashboard_id)
+    const body = parseBody(sharingBody, request.body)
+    const updated = await dashboardCommand(deps, dashboard, {
+      type: 'SetSharing', actor: actorOf(request), enabled: body.enabled, at: new Date().toISOString(),
+    }, commandContext(request))
+    return sharingJson(updated)
+  })
+}
+
+/** The public, read-only view of a shared dashboard; 404 when sharing is off, the token unknown or the dashboard deleted. */
+export const sharedViewRoutes: FastifyPluginAsync<DashboardDeps> = async (app, { models }) => {
+  const view = async (token: string) => {
+    const [dashboard] = await models.find<Dashboard>('dashboards', { where: { access_token: token }, limit: 1 })
+    if (!dashboard || !dashboard.sharing.enabled || dashboard.deleted) throw new NotFound()
+    return { dashboard: sharedDashboard(dashboard, await basicUsers(models, usersMentioned(dashboard))) }
+  }
+  for (const path of ['/shared/:token', '/shared_dashboard/:token', '/embedded/:token']) {
+    app.get<{ Params: { token: string } }>(path, async (request) => view(request.params.token))
+  }
+}

@@ -1,0 +1,71 @@
+import type { JsonObject } from '../eventlog/port.js'
+import { assertNever } from '../kernel/errors.js'
+import type { Collaborator, DashboardEvent, Tile } from './events.js'
+
+export interface Sharing extends JsonObject {
+  access_token: string
+  enabled: boolean
+  created_at: string | null
+}
+
+/** A dashboard as its events leave it; the read model stores exactly this document. */
+export interface Dashboard extends JsonObject {
+  id: number
+  environment_id: number
+  name: string | null
+  description: string
+  pinned: boolean
+  restriction_level: number
+  filters: JsonObject
+  variables: JsonObject
+  tags: string[]
+  creation_mode: string
+  tiles: Tile[]
+  collaborators: Collaborator[]
+  sharing: Sharing
+  /** The sharing token again, top level, so the public view can find it by index. */
+  access_token: string
+  deleted: boolean
+  created_by: string
+  created_at: string
+  updated_at: string
+}
+
+const mapTile = (tiles: Tile[], id: number, change: (tile: Tile) => Tile): Tile[] =>
+  tiles.map((tile) => (tile.id === id ? change(tile) : tile))
+
+export const evolveDashboard = (state: Dashboard | null, event: DashboardEvent): Dashboard | null => {
+  if (event.type === 'DashboardCreated') {
+    const { data } = event
+    return {
+      id: data.dashboardId, environment_id: data.environmentId, name: data.name, description: data.description,
+      pinned: data.pinned, restriction_level: data.restriction_level, filters: data.filters, variables: data.variables,
+      tags: data.tags, creation_mode: data.creationMode, tiles: data.tiles, collaborators: [],
+      sharing: { access_token: data.accessToken, enabled: false, created_at: null }, access_token: data.accessToken,
+      deleted: false, created_by: data.createdBy, created_at: data.at, updated_at: data.at,
+    }
+  }
+  if (state === null) return null
+  const at = event.data.at
+  switch (event.type) {
+    case 'DashboardUpdated': return { ...state, ...event.data.changes, updated_at: at }
+    case 'DashboardDeleted': return { ...state, deleted: true, updated_at: at }
+    case 'DashboardRestored': return { ...state, deleted: false, updated_at: at }
+    case 'DashboardTileAdded': return { ...state, tiles: [...state.tiles, event.data.tile], updated_at: at }
+    case 'DashboardTileUpdated':
+      return { ...state, tiles: mapTile(state.tiles, event.data.tileId, (tile) => ({ ...tile, ...event.data.changes })), updated_at: at }
+    case 'DashboardTileMovedOut':
+      return { ...state, tiles: state.tiles.filter((tile) => tile.id !== event.data.tileId), updated_at: at }
+    case 'DashboardTileMovedIn': return { ...state, tiles: [...state.tiles, event.data.tile], updated_at: at }
+    case 'DashboardCollaboratorAdded':
+      return { ...state, collaborators: [...state.collaborators, event.data.collaborator] }
+    case 'DashboardCollaboratorRemoved':
+      return { ...state, collaborators: state.collaborators.filter((c) => c.user_uuid !== event.data.userUuid) }
+    case 'DashboardSharingChanged':
+      return {
+        ...state,
+        sharing: { ...state.sharing, enabled: event.data.enabled, created_at: state.sharing.created_at ?? at },
+      }
+    default: return assertNever(event)
+  }
+}
