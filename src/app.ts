@@ -10,6 +10,7 @@ import { healthRoutes } from './http/health.js'
 import { logRequests } from './http/request-log.js'
 import { useZod } from './http/zod.js'
 import { registerEnvironmentScoped } from './http/environment-scope.js'
+import { environmentRoutes } from './environments/routes.js'
 import { collaboratorRoutes } from './dashboards/collaborator-routes.js'
 import { dashboardRoutes } from './dashboards/routes.js'
 import { sharedViewRoutes, sharingRoutes } from './dashboards/sharing-routes.js'
@@ -43,6 +44,7 @@ export const buildApp = async (deps: AppDeps): Promise<FastifyInstance> => {
   await app.register(healthRoutes, deps)
   if (deps.roles.includes('api')) {
     await app.register(accountRoutes, deps)
+    await app.register(environmentRoutes, deps)
     for (const plugin of [dashboardRoutes, collaboratorRoutes, sharingRoutes]) await registerEnvironmentScoped(app, plugin, deps)
     await app.register(sharedViewRoutes, deps)
   }

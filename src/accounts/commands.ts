@@ -6,7 +6,8 @@ import { eventMetadata, handleCommand, readAggregate, type CommandContext } from
 import { newEventId, newUlid, randomToken, randomUuid } from '../kernel/ids.js'
 import { allocateId } from '../kernel/sequence.js'
 import { ALL_SCOPES, isValidScope } from '../auth/scopes.js'
-import { apiKeyDecider, environmentDecider, organizationDecider, projectDecider, userDecider } from './deciders.js'
+import { environmentDecider } from '../environments/decider.js'
+import { apiKeyDecider, organizationDecider, projectDecider, userDecider } from './deciders.js'
 import {
   INSTALLATION_STREAM, apiKeyStream, environmentStream, organizationStream, projectStream, userStream,
   type InstallationInitialized,
@@ -69,6 +70,7 @@ export const initialize = async (log: EventLog, context: CommandContext): Promis
   }, context)
   await handleCommand(log, projectDecider, projectStream(projectId), { data: { projectId, organizationId, name: 'Default project', createdBy: userUuid, at } }, context)
   const environment = await handleCommand(log, environmentDecider, environmentStream(environmentId), {
+    type: 'CreateEnvironment',
     data: {
       environmentId, uuid: randomUuid(), projectId, organizationId, name: 'Default project',
       apiToken: randomToken('phc_'), timezone: 'UTC', createdBy: userUuid, at,
@@ -80,7 +82,7 @@ export const initialize = async (log: EventLog, context: CommandContext): Promis
     user_uuid: userUuid,
     project_id: projectId,
     environment_id: environmentId,
-    project_api_key: environment.state.data.apiToken,
+    project_api_key: environment.state.apiToken,
   }
 }
 

@@ -1,7 +1,7 @@
 import { NotFound, assertNever } from '../kernel/errors.js'
 import type { Decider } from '../kernel/handle-command.js'
 import type {
-  EnvironmentCreated, OrganizationCreated, PersonalApiKeyCreated, PersonalApiKeyRevoked, ProjectCreated, UserCreated,
+  OrganizationCreated, PersonalApiKeyCreated, PersonalApiKeyRevoked, ProjectCreated, UserCreated,
 } from './events.js'
 
 type Created<E extends { data: unknown }> = { status: 'missing' } | { status: 'created'; data: E['data'] }
@@ -19,7 +19,6 @@ const createOnce = <E extends { type: string; data: Record<string, unknown> }>(t
 export const organizationDecider = createOnce<OrganizationCreated>('OrganizationCreated')
 export const userDecider = createOnce<UserCreated>('UserCreated')
 export const projectDecider = createOnce<ProjectCreated>('ProjectCreated')
-export const environmentDecider = createOnce<EnvironmentCreated>('EnvironmentCreated')
 
 export type ApiKey =
   | { status: 'missing' }

@@ -19,7 +19,17 @@ export type EnvironmentCreated = {
   data: {
     environmentId: number; uuid: string; projectId: number; organizationId: string; name: string
     apiToken: string; timezone: string; createdBy: string; at: string
+    /** Settings given at creation; absent on environments created before settings were recorded. */
+    settings?: Record<string, unknown>
   }
+}
+export type EnvironmentUpdated = {
+  type: 'EnvironmentUpdated'
+  data: { environmentId: number; name?: string; settings: Record<string, unknown>; at: string }
+}
+export type EnvironmentTokenReset = {
+  type: 'EnvironmentTokenReset'
+  data: { environmentId: number; apiToken: string; at: string }
 }
 export type PersonalApiKeyCreated = {
   type: 'PersonalApiKeyCreated'
@@ -35,7 +45,7 @@ export type InstallationInitialized = {
 }
 
 export type AccountEvent =
-  | OrganizationCreated | UserCreated | ProjectCreated | EnvironmentCreated
+  | OrganizationCreated | UserCreated | ProjectCreated | EnvironmentCreated | EnvironmentUpdated | EnvironmentTokenReset
   | PersonalApiKeyCreated | PersonalApiKeyRevoked | InstallationInitialized
 
 export const organizationStream = (id: string) => `organization-${id}`

@@ -22,6 +22,7 @@ const fromZod = (error: ZodError, request: FastifyRequest, context: string | und
   const value = valueAt(source, issue.path)
   if (value === undefined && issue.code === 'invalid_type') return body('validation_error', 'required', 'This field is required.', attr)
   if (value === null && issue.code === 'invalid_type') return body('validation_error', 'null', 'This field may not be null.', attr)
+  if (issue.code === 'custom' && typeof issue.params?.['drfCode'] === 'string') return body('validation_error', issue.params['drfCode'], issue.message, attr)
   if (issue.code === 'invalid_value') return body('validation_error', 'invalid_choice', `"${String(value)}" is not a valid choice.`, attr)
   return body('validation_error', 'invalid_input', issue.message, attr)
 }

@@ -1,0 +1,124 @@
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify'
+import type { JsonObject } from '../eventlog/port.js'
+import { principalOf } from '../auth/authenticate.js'
+import { actorOf, commandContext } from '../http/command-context.js'
+import { parseBody, useFormBodies } from '../http/drf.js'
+import { environmentOf, type Environment } from '../http/environment-scope.js'
+import { pageOf, paginated } from '../http/pagination.js'
+import { NotFound, PermissionDenied, ValidationFailed } from '../kernel/errors.js'
+import { ADMIN } from '../dashboards/permissions.js'
+import { environmentBasic, environmentDetail } from './serialize.js'
+import { changeEnvironment, createEnvironment, newProjectToken, type EnvironmentDeps } from './service.js'
+import { createEnvironmentBody, settingsOf, updateEnvironmentBody } from './settings.js'
+
+const READ = { scopes: ['project:read'] }
+const WRITE = { scopes: ['project:write'] }
+
+/** The project a route names, in the caller's organization. */
+const projectOf = async (request: FastifyRequest, deps: EnvironmentDeps, foreign: () => Error): Promise<JsonObject> => {
+  const { user } = principalOf(request)
+  const raw = (request.params as { project_id?: string }).project_id ?? ''
+  if (raw === '@current') {
+    const [first] = await deps.models.find('projects', { where: { organization_id: user.organization_id }, orderBy: [['id', 'asc']], limit: 1 })
+    if (!first) throw new NotFound('Project not found.')
+    return first
+  }
+  if (!/^\d+$/.test(raw)) throw new NotFound('Project not found.')
+  const project = await deps.models.get('projects', String(Number(raw)))
+  if (!project) throw new NotFound('Project not found.')
+  if (project['organization_id'] !== user.organization_id) throw foreign()
+  return project
+}
+
+/** Environment detail routes hide other organizations' environments behind a plain 404. */
+const visibleEnvironment = async (request: FastifyRequest, deps: EnvironmentDeps): Promise<Environment> => {
+  try {
+    return await environmentOf(request, deps.models)
+  } catch (error) {
+    if (error instanceof PermissionDenied) throw new NotFound()
+    throw error
+  }
+}
+
+const environmentInProject = async (request: FastifyRequest, deps: EnvironmentDeps): Promise<Environment> => {
+  const project = await projectOf(request, deps, () => new PermissionDenied("You don't have access to the project."))
+  const raw = (request.params as { environment_id?: string }).environment_id ?? ''
+  const environment = /^\d+$/.test(raw) ? await deps.models.get<Environment>('environments', String(Number(raw))) : null
+  if (!environment || environment.project_id !== Number(project['id'])) throw new NotFound()
+  return environment
+}
+
+const listed = async (request: FastifyRequest, deps: EnvironmentDeps, where: Record<string, string | number>) => {
+  const page = pageOf(request.query)
+  const all = await deps.models.find<Environment>('environments', { where, orderBy: [['id', 'asc']] })
+  return paginated(request, page, all.length, all.slice(page.offset, page.offset + page.limit).map(environmentBasic))
+}
+
+/** Projects and their environments (PostHog's teams). */
+export const environmentRoutes: FastifyPluginAsync<EnvironmentDeps> = async (app, deps) => {
+  useFormBodies(app)
+  const detail = (request: FastifyRequest, environment: Environment) => environmentDetail(environment, actorOf(request).level)
+
+  const update = async (request: FastifyRequest, environment: Environment) => {
+    const body = parseBody(updateEnvironmentBody, request.body)
+    const updated = await changeEnvironment(deps, environment, {
+      type: 'UpdateEnvironment', name: body.name, settings: settingsOf(body), at: new Date().toISOString(),
+    }, commandContext(request))
+    return detail(request, updated)
+  }
+
+  app.get('/api/projects/', { config: READ }, async (request) => {
+    const { user } = principalOf(request)
+    const page = pageOf(request.query)
+    const projects = await deps.models.find('projects', { where: { organization_id: user.organization_id }, orderBy: [['id', 'asc']] })
+    const results = []
+    for (const project of projects.slice(page.offset, page.offset + page.limit)) {
+      const primary = await deps.models.get<Environment>('environments', String(project['id']))
+      if (primary) results.push({ ...environmentBasic(primary), name: project['name'] })
+    }
+    return paginated(request, page, projects.length, results)
+  })
+
+  app.get('/api/projects/:project_id/', { config: READ }, async (request) => {
+    const project = await projectOf(request, deps, () => new PermissionDenied("You don't have access to the project."))
+    const primary = await deps.models.get<Environment>('environments', String(project['id']))
+    if (!primary) throw new NotFound('Project not found.')
+    return { ...detail(request, primary), name: project['name'] }
+  })
+
+  app.get('/api/projects/:project_id/environments/', { config: READ }, async (request) => {
+    const project = await projectOf(request, deps, () => new PermissionDenied("You don't have access to the project."))
+    return listed(request, deps, { project_id: Number(project['id']) })
+  })
+
+  app.post('/api/projects/:project_id/environments/', { config: WRITE }, async (request, reply) => {
+    const project = await projectOf(request, deps, () => new NotFound('Organization not found.'))
+    const body = parseBody(createEnvironmentBody, request.body)
+    if (actorOf(request).level < ADMIN && body.is_demo !== true) throw new PermissionDenied('Your organization access level is insufficient.')
+    if (body.primary_dashboard !== undefined && body.primary_dashboard !== null) {
+      throw new ValidationFailed('Primary dashboard cannot be set on project creation.', 'primary_dashboard')
+    }
+    const environment = await createEnvironment(deps, project, body.name ?? 'Default project', settingsOf(body), commandContext(request))
+    return reply.status(201).send(detail(request, environment))
+  })
+
+  app.get('/api/projects/:project_id/environments/:environment_id/', { config: READ }, async (request) =>
+    detail(request, await environmentInProject(request, deps)))
+  app.patch('/api/projects/:project_id/environments/:environment_id/', { config: WRITE }, async (request) =>
+    update(request, await environmentInProject(request, deps)))
+
+  app.get('/api/environments/', { config: READ }, async (request) =>
+    listed(request, deps, { organization: principalOf(request).user.organization_id }))
+  app.post('/api/environments/', { config: WRITE }, async () => {
+    throw new ValidationFailed('Environments must be created under a specific project. Send the POST request to /api/projects/<project_id>/environments/ instead.')
+  })
+  app.get('/api/environments/:project_id/', { config: READ }, async (request) => detail(request, await visibleEnvironment(request, deps)))
+  app.patch('/api/environments/:project_id/', { config: WRITE }, async (request) => update(request, await visibleEnvironment(request, deps)))
+
+  app.patch('/api/environments/:project_id/reset_token/', { config: WRITE }, async (request) => {
+    const environment = await visibleEnvironment(request, deps)
+    if (actorOf(request).level < ADMIN) throw new PermissionDenied('Your organization access level is insufficient.')
+    const updated = await changeEnvironment(deps, environment, { type: 'ResetToken', apiToken: newProjectToken(), at: new Date().toISOString() }, commandContext(request))
+    return detail(request, updated)
+  })
+}

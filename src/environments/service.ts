@@ -1,0 +1,46 @@
+import type { EventLog, JsonObject } from '../eventlog/port.js'
+import { environmentStream } from '../accounts/events.js'
+import { NotFound } from '../kernel/errors.js'
+import { handleCommand, type CommandContext } from '../kernel/handle-command.js'
+import { randomToken, randomUuid } from '../kernel/ids.js'
+import { allocateId } from '../kernel/sequence.js'
+import type { Environment } from '../http/environment-scope.js'
+import type { ReadModels } from '../../projections/read-models.js'
+import { environmentDecider, type EnvironmentCommand } from './decider.js'
+
+export interface EnvironmentDeps {
+  readonly log: EventLog
+  readonly models: ReadModels
+}
+
+const settled = async (deps: EnvironmentDeps, id: number, position: Parameters<ReadModels['waitFor']>[0] | null): Promise<Environment> => {
+  if (position) await deps.models.waitFor(position, ['environments'])
+  const environment = await deps.models.get<Environment>('environments', String(id))
+  if (!environment) throw new NotFound()
+  return environment
+}
+
+/** A new environment in an existing project, with a fresh `phc_` token that ingestion accepts at once. */
+export const createEnvironment = async (
+  deps: EnvironmentDeps, project: JsonObject, name: string, settings: JsonObject, context: CommandContext,
+): Promise<Environment> => {
+  const environmentId = await allocateId(deps.log, 'environment', context)
+  const result = await handleCommand(deps.log, environmentDecider, environmentStream(environmentId), {
+    type: 'CreateEnvironment',
+    data: {
+      environmentId, uuid: randomUuid(), projectId: Number(project['id']), organizationId: String(project['organization_id']),
+      name, apiToken: randomToken('phc_'), timezone: typeof settings['timezone'] === 'string' ? settings['timezone'] : 'UTC',
+      createdBy: context.actor, at: context.now, settings,
+    },
+  }, context)
+  return settled(deps, environmentId, result.position)
+}
+
+export const changeEnvironment = async (
+  deps: EnvironmentDeps, environment: Environment, command: EnvironmentCommand, context: CommandContext,
+): Promise<Environment> => {
+  const result = await handleCommand(deps.log, environmentDecider, environmentStream(environment.id), command, context)
+  return settled(deps, environment.id, result.position)
+}
+
+export const newProjectToken = (): string => randomToken('phc_')
