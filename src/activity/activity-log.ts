@@ -47,26 +47,45 @@ const fieldChanges = (scope: string, before: JsonObject | null, after: JsonObjec
     .map((field) => ({ type: scope, action: 'changed', field, before: before[field] ?? null, after: after[field] ?? null }))
 }
 
-/** Folds an aggregate's own events into its activity log, oldest first; the actor is the event's metadata. */
+/** Events appended by one command share a correlation id; the log shows them as one entry. */
+const byCommand = (recorded: readonly RecordedEvent[]): RecordedEvent[][] => {
+  const groups: RecordedEvent[][] = []
+  for (const event of recorded) {
+    const last = groups.at(-1)
+    const correlation = event.metadata?.['correlationId']
+    if (last && correlation !== undefined && last[0]!.metadata?.['correlationId'] === correlation) last.push(event)
+    else groups.push([event])
+  }
+  return groups
+}
+
+/**
+ * Folds an aggregate's own events into its activity log, oldest first: one entry per command,
+ * its actor and time from the metadata, its changes as each field's before and after.
+ */
 export const activityEntries = <State extends JsonObject | null, Event>(
   source: ActivitySource<State, Event>, itemId: string, recorded: readonly RecordedEvent[],
 ): Array<Omit<ActivityEntry, 'user'> & { actor: string }> => {
   let state = source.initialState
-  return recorded.map((event) => {
-    const domain = { type: event.type, data: event.data } as Event
+  return byCommand(recorded).map((events) => {
     const before = state
-    state = source.evolve(state, domain)
+    const verbs = events.map((event) => {
+      const domain = { type: event.type, data: event.data } as Event
+      state = source.evolve(state, domain)
+      return source.activityOf(domain)
+    })
+    const first = events[0]!
     return {
-      id: event.id,
-      actor: String(event.metadata?.['actor'] ?? ''),
-      activity: source.activityOf(domain),
+      id: first.id,
+      actor: String(first.metadata?.['actor'] ?? ''),
+      activity: verbs.find((verb) => verb !== 'updated') ?? 'updated',
       scope: source.scope,
       item_id: itemId,
       detail: {
         id: itemId, name: source.nameOf(state), changes: fieldChanges(source.scope, before, state, source.ignoredFields),
         merge: null, trigger: null, short_id: null, type: null,
       },
-      created_at: String(event.metadata?.['occurredAt'] ?? ''),
+      created_at: String(first.metadata?.['occurredAt'] ?? ''),
       is_system: false,
       unread: false,
     }

@@ -61,12 +61,14 @@ export const readAggregate = async <Event extends DomainEvent>(
 /**
  * The one way to change an aggregate: read its stream, fold, decide, append with the exact
  * expected revision. When another writer got there first the whole cycle runs again on the new
- * state, so concurrent commands are serialised rather than overwritten.
+ * state, so concurrent commands are serialised rather than overwritten. Under heavy contention
+ * on one aggregate the retries go on, with growing random pauses, until `patienceMs` has passed.
  */
 export const handleCommand = async <State, Command, Event extends DomainEvent>(
   log: EventLog, decider: Decider<State, Command, Event>, stream: string, command: Command, context: CommandContext,
-  attempts = 8,
+  patienceMs = 10_000,
 ): Promise<CommandResult<State, Event>> => {
+  const deadline = Date.now() + patienceMs
   for (let attempt = 1; ; attempt++) {
     const { events, revision } = await readAggregate<Event>(log, stream)
     const state = events.reduce(decider.evolve, decider.initialState())
@@ -82,8 +84,8 @@ export const handleCommand = async <State, Command, Event extends DomainEvent>(
       return { events: newEvents, state: newEvents.reduce(decider.evolve, state), position: result.position }
     } catch (error) {
       if (!(error instanceof WrongExpectedVersion)) throw error
-      if (attempt >= attempts) throw new ConcurrencyConflict(stream)
-      await new Promise((resolve) => setTimeout(resolve, Math.random() * attempt * 5))
+      if (Date.now() >= deadline) throw new ConcurrencyConflict(stream)
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(attempt * 4, 100)))
     }
   }
 }
