@@ -1,0 +1,146 @@
+import { cohortMatchers, compileCohortFilter } from './cohorts.js'
+import type { ConditionGroup, FlagDefinition, FlagDefinitionSet, JsonValue, PropertyFilter } from './definitions.js'
+import { dependencyMatcher, dependencyTarget, orderByDependencies } from './dependencies.js'
+import type { Matcher } from './match-context.js'
+import { compilePropertyFilter } from './property-match.js'
+
+export interface CompiledCondition {
+  /** Position in `filters.groups`, which reasons report. */
+  readonly index: number
+  /** Flag dependencies first, then plain properties, then cohorts: the server's order. */
+  readonly matchers: readonly Matcher[]
+  /** 0–100; a missing percentage is 100. */
+  readonly rollout: number
+  /** Whether the condition names a variant: such conditions are tried first. */
+  readonly overridesVariant: boolean
+  /** The named variant when it exists on the flag; otherwise the variant is computed. */
+  readonly variant: string | null
+}
+
+export interface CompiledFlag {
+  readonly key: string
+  readonly id: number
+  readonly version: number
+  /** Position in the definitions, the order results are reported in. */
+  readonly position: number
+  readonly groupTypeIndex: number | null
+  /** Conditions with variant overrides first, otherwise in their original order. */
+  readonly conditions: readonly CompiledCondition[]
+  /** Variant keys with the cumulative upper bound of their bucket, in listed order. */
+  readonly variants: ReadonlyArray<{ readonly key: string; readonly upper: number }>
+  /** Payload strings by `"true"` or variant key. */
+  readonly payloads: ReadonlyMap<string, string>
+  readonly superCondition: { readonly condition: CompiledCondition; readonly keys: readonly string[] } | null
+  readonly holdout: { readonly rollout: number | null; readonly variant: string | null; readonly hasProperties: boolean } | null
+  readonly dependsOn: readonly string[]
+  /** In a dependency cycle, or depending on a missing or broken flag: always `false` and an error. */
+  readonly brokenDependency: boolean
+}
+
+/** One environment's definitions, compiled once and reused by every request. */
+export interface CompiledFlagSet {
+  /** Active, non-deleted flags, each after the flags it depends on. */
+  readonly evaluationOrder: readonly CompiledFlag[]
+  readonly byKey: ReadonlyMap<string, CompiledFlag>
+  readonly groupTypes: ReadonlyMap<number, string>
+  readonly size: number
+}
+
+interface Lookups {
+  readonly byId: ReadonlyMap<string, FlagDefinition>
+  readonly byKey: ReadonlyMap<string, FlagDefinition>
+  readonly cohort: ReturnType<typeof cohortMatchers>
+}
+
+const payloadText = (value: JsonValue): string => (typeof value === 'string' ? value : JSON.stringify(value))
+
+const compileCondition = (group: ConditionGroup, index: number, variantKeys: ReadonlySet<string>, lookups: Lookups, dependsOn: string[], missing: { value: boolean }): CompiledCondition => {
+  const flagMatchers: Matcher[] = []
+  const plain: Matcher[] = []
+  const cohort: Matcher[] = []
+  for (const filter of group.properties ?? []) {
+    if (filter.type === 'flag') flagMatchers.push(compileDependency(filter, lookups, dependsOn, missing))
+    else if (filter.type === 'cohort') cohort.push(compileCohortFilter(filter, lookups.cohort))
+    else plain.push(compilePropertyFilter(filter))
+  }
+  const override = group.variant ?? null
+  return {
+    index,
+    matchers: [...flagMatchers, ...plain, ...cohort],
+    rollout: group.rollout_percentage ?? 100,
+    overridesVariant: override !== null,
+    variant: override !== null && variantKeys.has(override) ? override : null,
+  }
+}
+
+const compileDependency = (filter: PropertyFilter, lookups: Lookups, dependsOn: string[], missing: { value: boolean }): Matcher => {
+  const target = dependencyTarget(filter, lookups.byId, lookups.byKey)
+  if (!target) {
+    missing.value = true
+    return () => false
+  }
+  if (target.active) dependsOn.push(target.key)
+  return dependencyMatcher(target.key, filter)
+}
+
+const compileFlag = (flag: FlagDefinition, position: number, lookups: Lookups): { compiled: Omit<CompiledFlag, 'brokenDependency'>; missing: boolean } => {
+  const filters = flag.filters ?? {}
+  const variantList = filters.multivariate?.variants ?? []
+  const variantKeys = new Set(variantList.map((variant) => variant.key))
+  const dependsOn: string[] = []
+  const missing = { value: false }
+  const conditions = (filters.groups ?? []).map((group, index) => compileCondition(group, index, variantKeys, lookups, dependsOn, missing))
+  // Stable: conditions naming a variant first, so the first matching one applies its override.
+  conditions.sort((a, b) => Number(b.overridesVariant) - Number(a.overridesVariant))
+  let cumulative = 0
+  const variants = variantList.map((variant) => {
+    cumulative += variant.rollout_percentage / 100
+    return { key: variant.key, upper: cumulative }
+  })
+  const payloads = new Map<string, string>()
+  for (const [key, value] of Object.entries(filters.payloads ?? {})) if (value !== null) payloads.set(key, payloadText(value))
+  const superGroup = filters.super_groups?.[0]
+  const holdoutGroup = filters.holdout_groups?.[0]
+  const compiled = {
+    key: flag.key,
+    id: flag.id,
+    version: flag.version ?? 0,
+    position,
+    groupTypeIndex: filters.aggregation_group_type_index ?? null,
+    conditions,
+    variants,
+    payloads,
+    superCondition: superGroup
+      ? { condition: compileCondition(superGroup, 0, variantKeys, lookups, dependsOn, missing), keys: (superGroup.properties ?? []).map((p) => p.key) }
+      : null,
+    holdout: holdoutGroup
+      ? { rollout: holdoutGroup.rollout_percentage ?? null, variant: holdoutGroup.variant ?? null, hasProperties: (holdoutGroup.properties ?? []).length > 0 }
+      : null,
+    dependsOn,
+  }
+  return { compiled, missing: missing.value }
+}
+
+/**
+ * Compiles an environment's definitions: property filters, patterns, dates and cohorts parsed
+ * once, variant buckets and payload strings precomputed, flags ordered by their dependencies.
+ * Deleted flags are dropped; inactive flags are kept out of evaluation (they read as `false`
+ * to flags that depend on them). A later duplicate key is ignored.
+ */
+export const compileFlags = (definitions: FlagDefinitionSet): CompiledFlagSet => {
+  const live = definitions.flags.filter((flag) => !flag.deleted)
+  const byKey = new Map<string, FlagDefinition>()
+  for (const flag of live) if (!byKey.has(flag.key)) byKey.set(flag.key, flag)
+  const byId = new Map([...byKey.values()].map((flag) => [String(flag.id), flag]))
+  const lookups: Lookups = { byId, byKey, cohort: cohortMatchers(definitions.cohorts) }
+
+  const active = [...byKey.values()].filter((flag) => flag.active)
+  const compiled = active.map((flag, position) => compileFlag(flag, position, lookups))
+  const { order, broken } = orderByDependencies(compiled.map(({ compiled: flag, missing }) => ({ key: flag.key, dependsOn: flag.dependsOn, missingDependency: missing })))
+  const finished = new Map<string, CompiledFlag>()
+  for (const { compiled: flag } of compiled) finished.set(flag.key, { ...flag, brokenDependency: broken.has(flag.key) })
+
+  const groupTypes = new Map<number, string>()
+  for (const [index, name] of Object.entries(definitions.group_type_mapping ?? {})) groupTypes.set(Number(index), name)
+  return { evaluationOrder: order.map((key) => finished.get(key)!), byKey: finished, groupTypes, size: finished.size }
+}

@@ -1,0 +1,101 @@
+import type { CompiledFlag, CompiledFlagSet } from './compile.js'
+import { evaluateFlag, type Subject } from './evaluate-flag.js'
+import type { MatchContext, Properties } from './match-context.js'
+import type { EvaluationResult, FlagEvaluation, FlagValue } from './results.js'
+
+const EMPTY: Properties = Object.freeze(Object.create(null) as Record<string, unknown>)
+const NO_COHORTS: ReadonlySet<string> = new Set()
+
+export interface EvaluationInput {
+  /** The environment's compiled definitions (see `compileFlags`); group type mapping included. */
+  readonly definitions: CompiledFlagSet
+  readonly distinctId: string
+  /**
+   * Person properties already merged: stored properties, then GeoIP, then the request's
+   * `person_properties`, later layers winning (see `mergeProperties`).
+   */
+  readonly personProperties?: Properties
+  /** Group type name → group key, from the request. */
+  readonly groups?: Readonly<Record<string, unknown>>
+  /** Group type name → that group's merged properties (stored, then the request's). */
+  readonly groupProperties?: Readonly<Record<string, Properties>>
+  /** Flag key → hash key, for flags with experience continuity whose override is stored. */
+  readonly hashKeyOverrides?: Readonly<Record<string, string>>
+  /** Ids of the static cohorts the person belongs to. */
+  readonly staticCohortIds?: ReadonlySet<string>
+  /** `flag_keys_to_evaluate`: only these flags and the flags they depend on. */
+  readonly flagKeys?: readonly string[] | null
+  /** The instant relative dates are measured from. */
+  readonly now: Date | number
+}
+
+const own = <T>(record: Readonly<Record<string, T>> | undefined, key: string): T | undefined =>
+  record !== undefined && Object.hasOwn(record, key) ? record[key] : undefined
+
+/** A group key as the server reads it: strings as they are, numbers printed, anything else none. */
+const groupKeyOf = (value: unknown): string =>
+  typeof value === 'string' ? value : typeof value === 'number' ? String(value) : ''
+
+const subjectFor = (flag: CompiledFlag, input: EvaluationInput, personProps: Properties): Subject => {
+  if (flag.groupTypeIndex === null) {
+    const identifier = own(input.hashKeyOverrides, flag.key) ?? input.distinctId
+    return { identifier, baseIdentifier: input.distinctId, props: personProps, personProps }
+  }
+  const typeName = input.definitions.groupTypes.get(flag.groupTypeIndex)
+  const groupKey = typeName === undefined ? '' : groupKeyOf(own(input.groups, typeName))
+  const props = (typeName === undefined ? undefined : own(input.groupProperties, typeName)) ?? EMPTY
+  return { identifier: groupKey, baseIdentifier: groupKey, props, personProps }
+}
+
+/** The requested flags plus every flag they depend on, or null for all flags. */
+const selection = (definitions: CompiledFlagSet, keys: readonly string[] | null | undefined): Set<string> | null => {
+  if (!keys) return null
+  const selected = new Set<string>()
+  const add = (key: string): void => {
+    const flag = definitions.byKey.get(key)
+    if (!flag || selected.has(key)) return
+    selected.add(key)
+    for (const dependency of flag.dependsOn) add(dependency)
+  }
+  for (const key of keys) add(key)
+  return selected
+}
+
+/**
+ * Evaluates an environment's active flags for one distinct id, each flag after the flags it
+ * depends on. Pure: the clock comes in as `now`; the same input always gives the same result.
+ */
+export const evaluateFlags = (input: EvaluationInput): EvaluationResult => {
+  const { definitions } = input
+  const personProps = input.personProperties ?? EMPTY
+  const wanted = selection(definitions, input.flagKeys)
+  const context: MatchContext = {
+    props: personProps,
+    nowMs: typeof input.now === 'number' ? input.now : input.now.getTime(),
+    staticCohorts: input.staticCohortIds ?? NO_COHORTS,
+    results: new Map<string, FlagValue>(),
+    failed: false,
+  }
+  const byPosition: (FlagEvaluation | undefined)[] = new Array(definitions.size)
+  let errors = false
+  for (const flag of definitions.evaluationOrder) {
+    if (wanted !== null && !wanted.has(flag.key)) continue
+    const evaluation = evaluateFlag(flag, subjectFor(flag, input, personProps), context)
+    context.results.set(flag.key, evaluation.value)
+    if (evaluation.failed) errors = true
+    byPosition[flag.position] = evaluation
+  }
+  const flags: FlagEvaluation[] = []
+  for (const evaluation of byPosition) if (evaluation) flags.push(evaluation)
+  return { flags, errorsWhileComputingFlags: errors }
+}
+
+/**
+ * Merges property layers into a fresh object, later layers winning: for person properties pass
+ * stored, GeoIP, then the request's `person_properties`.
+ */
+export const mergeProperties = (...layers: ReadonlyArray<Properties | null | undefined>): Properties => {
+  const merged = Object.create(null) as Record<string, unknown>
+  for (const layer of layers) if (layer) for (const key of Object.keys(layer)) merged[key] = layer[key]
+  return merged
+}

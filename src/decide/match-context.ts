@@ -1,0 +1,20 @@
+import type { FlagValue } from './results.js'
+
+export type Properties = Readonly<Record<string, unknown>>
+
+/** Per-request state a compiled matcher reads; one is reused for every flag of a request. */
+export interface MatchContext {
+  /** The properties the current flag matches against (person, or the flag's group). */
+  props: Properties
+  nowMs: number
+  /** Ids (as strings) of the static cohorts the person belongs to. */
+  staticCohorts: ReadonlySet<string>
+  /** Values of the flags evaluated so far in this request, by key. */
+  readonly results: Map<string, FlagValue>
+  /** Set by a matcher that met a missing or cyclic dependency (a cohort). */
+  failed: boolean
+}
+
+export type Matcher = (context: MatchContext) => boolean
+
+export const noMatch: Matcher = () => false
