@@ -1,6 +1,8 @@
 import { environments, organizations, personalApiKeys, projects, users } from './accounts.js'
 import { dashboards } from './dashboards.js'
+import { featureFlags } from './feature-flags.js'
 import type { Projector } from './projector.js'
+import { subscriptions } from './subscriptions.js'
 
 /** Every projector the service runs. */
-export const allProjectors: readonly Projector[] = [organizations, users, projects, environments, personalApiKeys, dashboards]
+export const allProjectors: readonly Projector[] = [organizations, users, projects, environments, personalApiKeys, dashboards, subscriptions, featureFlags]

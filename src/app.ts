@@ -11,6 +11,8 @@ import { logRequests } from './http/request-log.js'
 import { useZod } from './http/zod.js'
 import { registerEnvironmentScoped } from './http/environment-scope.js'
 import { environmentRoutes } from './environments/routes.js'
+import { subscriptionRoutes } from './subscriptions/routes.js'
+import { flagRoutes } from './flags/routes.js'
 import { collaboratorRoutes } from './dashboards/collaborator-routes.js'
 import { dashboardRoutes } from './dashboards/routes.js'
 import { sharedViewRoutes, sharingRoutes } from './dashboards/sharing-routes.js'
@@ -45,7 +47,7 @@ export const buildApp = async (deps: AppDeps): Promise<FastifyInstance> => {
   if (deps.roles.includes('api')) {
     await app.register(accountRoutes, deps)
     await app.register(environmentRoutes, deps)
-    for (const plugin of [dashboardRoutes, collaboratorRoutes, sharingRoutes]) await registerEnvironmentScoped(app, plugin, deps)
+    for (const plugin of [dashboardRoutes, collaboratorRoutes, sharingRoutes, subscriptionRoutes, flagRoutes]) await registerEnvironmentScoped(app, plugin, deps)
     await app.register(sharedViewRoutes, deps)
   }
   return app

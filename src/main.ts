@@ -15,8 +15,8 @@ const USAGE = `usage: hedgelog <command>
   serve [--roles api,ingest,projector,scheduler]   run the service (all roles by default)
   init [--json]                                    create the organization, user, project and a key, once
   keys create --scopes a:read,b:write [--label L] [--json]
-  keys create --unscoped [--label L] [--json]   a legacy key without scopes
                                                    issue a personal API key for the init user ('*' for all)
+  keys create --unscoped [--label L] [--json]      issue a legacy key without scopes (PostHog lets it do anything)
   keys revoke <key id>                             revoke a personal API key
 
 environment: PORT, HOST, HEDGELOG_DATA_DIR, HEDGELOG_EVENTSTORE_URL, HEDGELOG_MONGO_URL, LOG_LEVEL`

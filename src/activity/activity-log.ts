@@ -1,3 +1,4 @@
+import { apiTime } from '../http/timestamps.js'
 import type { FastifyRequest } from 'fastify'
 import { StreamNotFound } from '../eventlog/errors.js'
 import type { EventLog, JsonObject, RecordedEvent } from '../eventlog/port.js'
@@ -85,7 +86,7 @@ export const activityEntries = <State extends JsonObject | null, Event>(
         id: itemId, name: source.nameOf(state), changes: fieldChanges(source.scope, before, state, source.ignoredFields),
         merge: null, trigger: null, short_id: null, type: null,
       },
-      created_at: String(first.metadata?.['occurredAt'] ?? ''),
+      created_at: apiTime(String(first.metadata?.['occurredAt'] ?? '')),
       is_system: false,
       unread: false,
     }

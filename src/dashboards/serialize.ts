@@ -1,3 +1,4 @@
+import { apiTime } from '../http/timestamps.js'
 import type { BasicUser } from '../accounts/user-lookup.js'
 import type { Tile } from './events.js'
 import { canEdit, effectivePrivilegeLevel, effectiveRestrictionLevel, type Actor } from './permissions.js'
@@ -20,7 +21,7 @@ const tileJson = (dashboard: Dashboard, tile: Tile, order: number, users: Users)
     id: tile.text.id,
     body: tile.text.body,
     created_by: tile.text.created_by ? users.get(tile.text.created_by) ?? null : null,
-    last_modified_at: tile.text.last_modified_at,
+    last_modified_at: apiTime(tile.text.last_modified_at),
     last_modified_by: tile.text.last_modified_by ? users.get(tile.text.last_modified_by) ?? null : null,
     team: dashboard.environment_id,
   },
@@ -41,7 +42,7 @@ export const dashboardBasic = (dashboard: Dashboard, actor: Actor, users: Users)
   name: dashboard.name,
   description: dashboard.description,
   pinned: dashboard.pinned,
-  created_at: dashboard.created_at,
+  created_at: apiTime(dashboard.created_at),
   created_by: users.get(dashboard.created_by) ?? null,
   last_accessed_at: null,
   is_shared: dashboard.sharing.enabled,
@@ -68,7 +69,7 @@ export const sharedDashboard = (dashboard: Dashboard, users: Users) => ({
   id: dashboard.id,
   name: dashboard.name,
   description: dashboard.description,
-  created_at: dashboard.created_at,
+  created_at: apiTime(dashboard.created_at),
   filters: dashboard.filters,
   variables: dashboard.variables,
   tags: dashboard.tags,
@@ -82,13 +83,13 @@ export const collaboratorJson = (dashboard: Dashboard, collaborator: Dashboard['
   dashboard_id: dashboard.id,
   user: users.get(collaborator.user_uuid) ?? null,
   level: collaborator.level,
-  added_at: collaborator.added_at,
-  updated_at: collaborator.updated_at,
+  added_at: apiTime(collaborator.added_at),
+  updated_at: apiTime(collaborator.updated_at),
   user_uuid: collaborator.user_uuid,
 })
 
 export const sharingJson = (dashboard: Dashboard) => ({
-  created_at: dashboard.sharing.created_at,
+  created_at: apiTime(dashboard.sharing.created_at),
   enabled: dashboard.sharing.enabled,
   access_token: dashboard.sharing.access_token,
 })

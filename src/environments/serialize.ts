@@ -1,3 +1,4 @@
+import { apiTime } from '../http/timestamps.js'
 import type { JsonObject } from '../eventlog/port.js'
 import type { Environment } from '../http/environment-scope.js'
 
@@ -26,8 +27,8 @@ export const environmentBasic = (environment: Environment) => {
 export const environmentDetail = (environment: Environment, membershipLevel: number) => ({
   ...settingsOf(environment),
   ...environmentBasic(environment),
-  created_at: environment['created_at'],
-  updated_at: environment['updated_at'],
+  created_at: apiTime(environment['created_at'] as string),
+  updated_at: apiTime(environment['updated_at'] as string),
   effective_membership_level: membershipLevel,
   has_group_types: false,
   group_types: [],

@@ -21,6 +21,7 @@ t.test('a minimal create answers 201 with PostHog\'s defaults', async (t) => {
     user_access_level: 'editor', is_shared: false, filters: {}, variables: {}, tiles: [],
     created_by: { uuid: installation.user_uuid, email: 'admin@hedgelog.local' },
   })
+  t.match(created.body.created_at, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{6})?Z$/, 'PostHog\'s time format')
   const fetched = await api.get(`${base}${created.body.id}/`)
   t.equal(fetched.status, 200)
   t.same(fetched.body, created.body, 'the response already reflected the write')

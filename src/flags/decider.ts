@@ -1,0 +1,66 @@
+import { canonicalJson } from '../kernel/canonical-json.js'
+import { NotFound, ValidationFailed, assertNever } from '../kernel/errors.js'
+import type { Decider } from '../kernel/handle-command.js'
+import type { FeatureFlagCreated, FeatureFlagEvent, FlagFields, FlagKeyEvent } from './events.js'
+import { evolveFlag, type FeatureFlag } from './state.js'
+
+export type FlagCommand =
+  | { type: 'CreateFlag'; data: FeatureFlagCreated['data'] }
+  | { type: 'UpdateFlag'; changes: Partial<FlagFields>; deleted: boolean | undefined; actor: string; at: string }
+
+export const flagDecider: Decider<FeatureFlag | null, FlagCommand, FeatureFlagEvent> = {
+  initialState: () => null,
+  evolve: evolveFlag,
+  decide: (command, state) => {
+    switch (command.type) {
+      case 'CreateFlag':
+        return state === null ? [{ type: 'FeatureFlagCreated', data: command.data }] : []
+      case 'UpdateFlag': {
+        // A deleted flag is only reachable by a PATCH that restores it.
+        if (state === null || (state.deleted && command.deleted !== false)) throw new NotFound()
+        const { actor: modifiedBy, at } = command
+        const events: FeatureFlagEvent[] = []
+        if (state.deleted) events.push({ type: 'FeatureFlagRestored', data: { modifiedBy, at } })
+        const changes = Object.fromEntries(Object.entries(command.changes)
+          .filter(([field, value]) => canonicalJson(state[field]) !== canonicalJson(value))) as Partial<FlagFields>
+        if (Object.keys(changes).length > 0) events.push({ type: 'FeatureFlagUpdated', data: { changes, modifiedBy, at } })
+        if (command.deleted === true && !state.deleted) events.push({ type: 'FeatureFlagDeleted', data: { modifiedBy, at } })
+        return events
+      }
+      default:
+        return assertNever(command)
+    }
+  },
+}
+
+/**
+ * Who holds a flag key. `staleHolder` names a holder the caller found to have no flag (a create
+ * cut short), whose claim may be taken over.
+ */
+export type FlagKeyState = { holder: number | null }
+export type FlagKeyCommand =
+  | { type: 'ClaimKey'; flagId: number; staleHolder: number | null; at: string }
+  | { type: 'ReleaseKey'; flagId: number; at: string }
+
+export const flagKeyDecider: Decider<FlagKeyState, FlagKeyCommand, FlagKeyEvent> = {
+  initialState: () => ({ holder: null }),
+  evolve: (state, event) => {
+    switch (event.type) {
+      case 'FlagKeyClaimed': return { holder: event.data.flagId }
+      case 'FlagKeyReleased': return state.holder === event.data.flagId ? { holder: null } : state
+      default: return assertNever(event)
+    }
+  },
+  decide: (command, state) => {
+    switch (command.type) {
+      case 'ClaimKey':
+        if (state.holder === command.flagId) return []
+        if (state.holder !== null && state.holder !== command.staleHolder) throw new ValidationFailed('There is already a feature flag with this key.', 'key')
+        return [{ type: 'FlagKeyClaimed', data: { flagId: command.flagId, at: command.at } }]
+      case 'ReleaseKey':
+        return state.holder === command.flagId ? [{ type: 'FlagKeyReleased', data: { flagId: command.flagId, at: command.at } }] : []
+      default:
+        return assertNever(command)
+    }
+  },
+}

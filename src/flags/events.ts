@@ -1,0 +1,33 @@
+import type { JsonObject } from '../eventlog/port.js'
+
+export interface FlagFields extends JsonObject {
+  key: string
+  name: string
+  filters: JsonObject
+  active: boolean
+  ensure_experience_continuity: boolean
+  tags: string[]
+}
+
+export type FeatureFlagCreated = {
+  type: 'FeatureFlagCreated'
+  data: FlagFields & { flagId: number; environmentId: number; createdBy: string; at: string }
+}
+export type FeatureFlagUpdated = { type: 'FeatureFlagUpdated'; data: { changes: Partial<FlagFields>; modifiedBy: string; at: string } }
+export type FeatureFlagDeleted = { type: 'FeatureFlagDeleted'; data: { modifiedBy: string; at: string } }
+export type FeatureFlagRestored = { type: 'FeatureFlagRestored'; data: { modifiedBy: string; at: string } }
+
+export type FeatureFlagEvent = FeatureFlagCreated | FeatureFlagUpdated | FeatureFlagDeleted | FeatureFlagRestored
+
+export const FEATURE_FLAG_EVENT_TYPES: readonly FeatureFlagEvent['type'][] = [
+  'FeatureFlagCreated', 'FeatureFlagUpdated', 'FeatureFlagDeleted', 'FeatureFlagRestored',
+]
+
+export const flagStream = (id: number) => `flag-${id}`
+
+/** A flag key is unique among an environment's live flags; this stream records who holds it. */
+export const flagKeyStream = (environmentId: number, key: string) => `flagkey-${environmentId}-${key}`
+
+export type FlagKeyClaimed = { type: 'FlagKeyClaimed'; data: { flagId: number; at: string } }
+export type FlagKeyReleased = { type: 'FlagKeyReleased'; data: { flagId: number; at: string } }
+export type FlagKeyEvent = FlagKeyClaimed | FlagKeyReleased

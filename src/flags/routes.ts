@@ -1,0 +1,85 @@
+import type { FastifyPluginAsync } from 'fastify'
+import type { JsonObject } from '../eventlog/port.js'
+import { activityPage } from '../activity/activity-log.js'
+import { basicUsers } from '../accounts/user-lookup.js'
+import { commandContext } from '../http/command-context.js'
+import { parseBody, useFormBodies } from '../http/drf.js'
+import { environmentOf } from '../http/environment-scope.js'
+import { pageOf, paginated } from '../http/pagination.js'
+import { NotFound } from '../kernel/errors.js'
+import { normaliseTags } from '../dashboards/schemas.js'
+import { flagActivity } from './activity.js'
+import { flagStream, type FlagFields } from './events.js'
+import { DEFAULT_FILTERS, createFlagBody, updateFlagBody } from './schemas.js'
+import { flagJson } from './serialize.js'
+import { createFlag, findFlag, updateFlag, type FlagDeps } from './service.js'
+import type { FeatureFlag } from './state.js'
+
+const READ = { scopes: ['feature_flag:read'] }
+const WRITE = { scopes: ['feature_flag:write'] }
+
+type IdParams = { id: string }
+
+/** Feature flags of one environment: list, create, get, PATCH (active, soft delete, restore), 405 on DELETE, activity. */
+export const flagRoutes: FastifyPluginAsync<FlagDeps> = async (app, deps) => {
+  useFormBodies(app)
+  const { models } = deps
+  const respond = async (flag: FeatureFlag) => flagJson(flag, await basicUsers(models, [flag.created_by, flag.last_modified_by]))
+  const live = async (environment: Parameters<typeof findFlag>[1], id: string) => {
+    const flag = await findFlag(models, environment, id)
+    if (flag.deleted) throw new NotFound()
+    return flag
+  }
+
+  app.get('/feature_flags/', { config: READ }, async (request) => {
+    const environment = await environmentOf(request, models)
+    const query = request.query as Record<string, string | undefined>
+    const all = await models.find<FeatureFlag>('feature_flags', { where: { environment_id: environment.id, deleted: false }, orderBy: [['id', 'desc']] })
+    const search = query['search']?.toLowerCase()
+    const listed = all
+      .filter((f) => query['active'] === undefined || String(f.active) === query['active'])
+      .filter((f) => search === undefined || f.key.toLowerCase().includes(search) || f.name.toLowerCase().includes(search))
+    const page = pageOf(request.query)
+    const slice = listed.slice(page.offset, page.offset + page.limit)
+    const users = await basicUsers(models, slice.flatMap((f) => [f.created_by, f.last_modified_by]))
+    return paginated(request, page, listed.length, slice.map((f) => flagJson(f, users)))
+  })
+
+  app.post('/feature_flags/', { config: WRITE }, async (request, reply) => {
+    const environment = await environmentOf(request, models)
+    const body = parseBody(createFlagBody, request.body)
+    const fields: FlagFields = {
+      key: body.key, name: body.name ?? '', filters: (body.filters ?? DEFAULT_FILTERS) as JsonObject, active: body.active ?? true,
+      ensure_experience_continuity: body.ensure_experience_continuity ?? false, tags: normaliseTags(body.tags ?? []),
+    }
+    const context = commandContext(request)
+    let flag = await createFlag(deps, environment, fields, context)
+    if (body.deleted === true) flag = await updateFlag(deps, flag, {}, true, context)
+    return reply.status(201).send(await respond(flag))
+  })
+
+  app.get<{ Params: IdParams }>('/feature_flags/:id/', { config: READ }, async (request) =>
+    respond(await live(await environmentOf(request, models), request.params.id)))
+
+  app.patch<{ Params: IdParams }>('/feature_flags/:id/', { config: WRITE }, async (request) => {
+    const environment = await environmentOf(request, models)
+    const flag = await findFlag(models, environment, request.params.id)
+    const { deleted, ...input } = parseBody(updateFlagBody, request.body)
+    const changes: Partial<FlagFields> = {}
+    if (input.key !== undefined) changes.key = input.key
+    if (input.name !== undefined) changes.name = input.name ?? ''
+    if (input.filters !== undefined) changes.filters = input.filters as JsonObject
+    if (input.active !== undefined) changes.active = input.active
+    if (input.ensure_experience_continuity !== undefined) changes.ensure_experience_continuity = input.ensure_experience_continuity ?? false
+    if (input.tags !== undefined) changes.tags = normaliseTags(input.tags)
+    return respond(await updateFlag(deps, flag, changes, deleted, commandContext(request)))
+  })
+
+  // Flags are never removed: PATCH `deleted: true` soft-deletes, DELETE is refused with a bare 405.
+  app.delete<{ Params: IdParams }>('/feature_flags/:id/', { config: WRITE }, async (_request, reply) => reply.status(405).send())
+
+  app.get<{ Params: IdParams }>('/feature_flags/:id/activity/', { config: READ }, async (request) => {
+    const flag = await findFlag(models, await environmentOf(request, models), request.params.id)
+    return activityPage(request, deps, flagActivity, flagStream(flag.id), String(flag.id))
+  })
+}

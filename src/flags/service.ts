@@ -1,0 +1,67 @@
+import type { EventLog } from '../eventlog/port.js'
+import { NotFound } from '../kernel/errors.js'
+import { handleCommand, readAggregate, type CommandContext } from '../kernel/handle-command.js'
+import { allocateId } from '../kernel/sequence.js'
+import type { Environment } from '../http/environment-scope.js'
+import type { ReadModels } from '../../projections/read-models.js'
+import { flagDecider, flagKeyDecider, type FlagCommand } from './decider.js'
+import { flagKeyStream, flagStream, type FeatureFlagEvent, type FlagFields, type FlagKeyEvent } from './events.js'
+import { evolveFlag, type FeatureFlag } from './state.js'
+
+export interface FlagDeps {
+  readonly log: EventLog
+  readonly models: ReadModels
+}
+
+/** A flag of this environment, deleted or not; anything else is 404. */
+export const findFlag = async (models: ReadModels, environment: Environment, id: string): Promise<FeatureFlag> => {
+  const flag = /^\d+$/.test(id) ? await models.get<FeatureFlag>('feature_flags', String(Number(id))) : null
+  if (!flag || flag.environment_id !== environment.id) throw new NotFound()
+  return flag
+}
+
+/** A key's holder whose flag does not exist or no longer uses the key (an interrupted command). */
+const staleHolder = async (log: EventLog, environmentId: number, key: string): Promise<number | null> => {
+  const claim = await readAggregate<FlagKeyEvent>(log, flagKeyStream(environmentId, key))
+  const holder = claim.events.reduce(flagKeyDecider.evolve, flagKeyDecider.initialState()).holder
+  if (holder === null) return null
+  const { events } = await readAggregate<FeatureFlagEvent>(log, flagStream(holder))
+  const flag = events.reduce(evolveFlag, null)
+  return flag === null || flag.deleted || flag.key !== key ? holder : null
+}
+
+const claimKey = async (log: EventLog, environmentId: number, key: string, flagId: number, context: CommandContext) =>
+  handleCommand(log, flagKeyDecider, flagKeyStream(environmentId, key), {
+    type: 'ClaimKey', flagId, staleHolder: await staleHolder(log, environmentId, key), at: context.now,
+  }, context)
+
+const releaseKey = (log: EventLog, environmentId: number, key: string, flagId: number, context: CommandContext) =>
+  handleCommand(log, flagKeyDecider, flagKeyStream(environmentId, key), { type: 'ReleaseKey', flagId, at: context.now }, context)
+
+const run = async (deps: FlagDeps, id: number, command: FlagCommand, context: CommandContext): Promise<FeatureFlag> => {
+  const result = await handleCommand(deps.log, flagDecider, flagStream(id), command, context)
+  if (result.position) await deps.models.waitFor(result.position, ['feature_flags'])
+  const flag = await deps.models.get<FeatureFlag>('feature_flags', String(id))
+  if (!flag) throw new NotFound()
+  return flag
+}
+
+/** Claims the key first, so two flags of one environment never share a live key. */
+export const createFlag = async (deps: FlagDeps, environment: Environment, fields: FlagFields, context: CommandContext): Promise<FeatureFlag> => {
+  const flagId = await allocateId(deps.log, 'feature_flag', context)
+  await claimKey(deps.log, environment.id, fields.key, flagId, context)
+  return run(deps, flagId, {
+    type: 'CreateFlag', data: { ...fields, flagId, environmentId: environment.id, createdBy: context.actor, at: context.now },
+  }, context)
+}
+
+export const updateFlag = async (
+  deps: FlagDeps, flag: FeatureFlag, changes: Partial<FlagFields>, deleted: boolean | undefined, context: CommandContext,
+): Promise<FeatureFlag> => {
+  const key = changes.key ?? flag.key
+  const willBeLive = deleted === false || (deleted === undefined && !flag.deleted)
+  if (willBeLive && (key !== flag.key || flag.deleted)) await claimKey(deps.log, flag.environment_id, key, flag.id, context)
+  const updated = await run(deps, flag.id, { type: 'UpdateFlag', changes, deleted, actor: context.actor, at: context.now }, context)
+  if (flag.key !== updated.key || (updated.deleted && !flag.deleted)) await releaseKey(deps.log, flag.environment_id, flag.key, flag.id, context)
+  return updated
+}

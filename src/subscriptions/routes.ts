@@ -1,0 +1,123 @@
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify'
+import type { EventLog } from '../eventlog/port.js'
+import { activityPage } from '../activity/activity-log.js'
+import { basicUsers } from '../accounts/user-lookup.js'
+import { commandContext } from '../http/command-context.js'
+import { parseBody, useFormBodies } from '../http/drf.js'
+import { environmentOf, type Environment } from '../http/environment-scope.js'
+import { pageOf, paginated } from '../http/pagination.js'
+import { NotFound, ValidationFailed } from '../kernel/errors.js'
+import { handleCommand, type CommandContext } from '../kernel/handle-command.js'
+import { allocateId } from '../kernel/sequence.js'
+import type { Dashboard } from '../dashboards/state.js'
+import type { ReadModels } from '../../projections/read-models.js'
+import { subscriptionActivity } from './activity.js'
+import { subscriptionDecider, type SubscriptionCommand } from './decider.js'
+import { subscriptionStream, type SubscriptionFields } from './events.js'
+import { createSubscriptionBody, updateSubscriptionBody } from './schemas.js'
+import { subscriptionJson } from './serialize.js'
+import type { Subscription } from './state.js'
+
+export interface SubscriptionDeps {
+  readonly log: EventLog
+  readonly models: ReadModels
+}
+
+const READ = { scopes: ['subscription:read'] }
+const WRITE = { scopes: ['subscription:write'] }
+
+/** A subscription delivers a live dashboard or insight of its own environment. Hedgelog keeps no insights. */
+const checkTarget = async (models: ReadModels, environment: Environment, fields: Pick<SubscriptionFields, 'dashboard' | 'insight'>) => {
+  if (fields.dashboard === null && fields.insight === null) throw new ValidationFailed('Either dashboard or insight is required for an export.')
+  if (fields.dashboard !== null) {
+    const dashboard = await models.get<Dashboard>('dashboards', String(fields.dashboard))
+    if (!dashboard || dashboard.environment_id !== environment.id || dashboard.deleted) {
+      throw new ValidationFailed('This dashboard does not belong to your team.', 'dashboard')
+    }
+  }
+  if (fields.insight !== null) throw new ValidationFailed('This insight does not belong to your team.', 'insight')
+}
+
+const findSubscription = async (models: ReadModels, environment: Environment, id: string): Promise<Subscription> => {
+  const subscription = /^\d+$/.test(id) ? await models.get<Subscription>('subscriptions', String(Number(id))) : null
+  if (!subscription || subscription.environment_id !== environment.id) throw new NotFound()
+  return subscription
+}
+
+/** Subscriptions of one environment: list, create, get, PATCH (soft delete and restore), 405 on DELETE, activity. */
+export const subscriptionRoutes: FastifyPluginAsync<SubscriptionDeps> = async (app, deps) => {
+  useFormBodies(app)
+  const { models } = deps
+  const respond = async (subscription: Subscription) => subscriptionJson(subscription, await basicUsers(models, [subscription.created_by]))
+  const run = async (id: number, command: SubscriptionCommand, context: CommandContext): Promise<Subscription> => {
+    const result = await handleCommand(deps.log, subscriptionDecider, subscriptionStream(id), command, context)
+    if (result.position) await models.waitFor(result.position, ['subscriptions'])
+    const subscription = await models.get<Subscription>('subscriptions', String(id))
+    if (!subscription) throw new NotFound()
+    return subscription
+  }
+
+  app.get('/subscriptions/', { config: READ }, async (request: FastifyRequest) => {
+    const environment = await environmentOf(request, models)
+    const query = request.query as Record<string, string | undefined>
+    const all = await models.find<Subscription>('subscriptions', { where: { environment_id: environment.id }, orderBy: [['id', 'asc']] })
+    const wantDeleted = query['deleted'] === 'true'
+    const listed = all
+      .filter((s) => s.deleted === wantDeleted)
+      .filter((s) => query['dashboard'] === undefined || String(s.dashboard) === query['dashboard'])
+      .filter((s) => query['insight'] === undefined || String(s.insight) === query['insight'])
+    const page = pageOf(request.query)
+    const slice = listed.slice(page.offset, page.offset + page.limit)
+    const users = await basicUsers(models, slice.map((s) => s.created_by))
+    return paginated(request, page, listed.length, slice.map((s) => subscriptionJson(s, users)))
+  })
+
+  app.post('/subscriptions/', { config: WRITE }, async (request, reply) => {
+    const environment = await environmentOf(request, models)
+    const body = parseBody(createSubscriptionBody, request.body)
+    const fields: SubscriptionFields = {
+      dashboard: body.dashboard ?? null, insight: body.insight ?? null, target_type: body.target_type, target_value: body.target_value,
+      frequency: body.frequency, interval: body.interval ?? 1, byweekday: body.byweekday ?? null, bysetpos: body.bysetpos ?? null,
+      count: body.count ?? null, start_date: body.start_date, until_date: body.until_date ?? null, title: body.title ?? null,
+    }
+    await checkTarget(models, environment, fields)
+    const context = commandContext(request)
+    const id = await allocateId(deps.log, 'subscription', context)
+    const created = await run(id, {
+      type: 'CreateSubscription',
+      data: { subscriptionId: id, environmentId: environment.id, fields, createdBy: context.actor, at: context.now },
+      inviteMessage: body.invite_message ?? null,
+    }, context)
+    const final = body.deleted === true
+      ? await run(id, { type: 'UpdateSubscription', changes: {}, deleted: true, inviteMessage: null, at: context.now }, context)
+      : created
+    return reply.status(201).send(await respond(final))
+  })
+
+  app.get<{ Params: { id: string } }>('/subscriptions/:id/', { config: READ }, async (request) => {
+    const environment = await environmentOf(request, models)
+    return respond(await findSubscription(models, environment, request.params.id))
+  })
+
+  app.patch<{ Params: { id: string } }>('/subscriptions/:id/', { config: WRITE }, async (request) => {
+    const environment = await environmentOf(request, models)
+    const subscription = await findSubscription(models, environment, request.params.id)
+    const { deleted, invite_message: inviteMessage, ...changes } = parseBody(updateSubscriptionBody, request.body)
+    const defined = Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined)) as Partial<SubscriptionFields>
+    if ('dashboard' in defined || 'insight' in defined) {
+      await checkTarget(models, environment, { dashboard: defined.dashboard ?? subscription.dashboard, insight: defined.insight ?? subscription.insight })
+    }
+    const context = commandContext(request)
+    return respond(await run(subscription.id, {
+      type: 'UpdateSubscription', changes: defined, deleted, inviteMessage: inviteMessage ?? null, at: context.now,
+    }, context))
+  })
+
+  app.delete<{ Params: { id: string } }>('/subscriptions/:id/', { config: WRITE }, async (_request, reply) => reply.status(405).send())
+
+  app.get<{ Params: { id: string } }>('/subscriptions/:id/activity/', { config: READ }, async (request) => {
+    const environment = await environmentOf(request, models)
+    const subscription = await findSubscription(models, environment, request.params.id)
+    return activityPage(request, deps, subscriptionActivity, subscriptionStream(subscription.id), String(subscription.id))
+  })
+}
