@@ -1,0 +1,68 @@
+import type { ReadModels } from '../../projections/read-models.js'
+import type { FlagSetVersion } from '../../projections/feature-flags.js'
+import type { FeatureFlag } from '../flags/state.js'
+import { compileFlags, type CompiledFlagSet } from './compile.js'
+import type { FlagDefinition, FlagDefinitionSet } from './definitions.js'
+
+/** Group type index (as a string) → group type name, for one environment. */
+export type GroupTypeMapping = Readonly<Record<string, string>>
+
+export interface EnvironmentFlags {
+  readonly definitions: FlagDefinitionSet
+  readonly compiled: CompiledFlagSet
+  /** Keys of the flags that keep a person's bucket across identification. */
+  readonly continuityKeys: readonly string[]
+}
+
+export const flagDefinition = (flag: FeatureFlag): FlagDefinition => ({
+  id: flag.id,
+  team_id: flag.environment_id,
+  key: flag.key,
+  name: flag.name,
+  active: flag.active,
+  deleted: flag.deleted,
+  ensure_experience_continuity: flag.ensure_experience_continuity,
+  filters: flag.filters as FlagDefinition['filters'],
+  version: flag.version,
+})
+
+interface Entry extends EnvironmentFlags {
+  readonly stamp: string
+}
+
+/**
+ * Each environment's flag definitions, compiled once and held in memory by the process that
+ * serves decide. A request costs one point read of the environment's flag-set version (kept by
+ * the flags projector) and of its group types; the definitions are read and compiled again only
+ * when either has changed.
+ */
+export class FlagDefinitionCache {
+  private readonly entries = new Map<number, Entry>()
+  private readonly loading = new Map<number, Promise<Entry>>()
+
+  constructor(private readonly models: ReadModels, private readonly groupTypes: (environmentId: number) => Promise<GroupTypeMapping>) {}
+
+  async forEnvironment(environmentId: number): Promise<EnvironmentFlags> {
+    const [version, mapping] = await Promise.all([
+      this.models.get<FlagSetVersion>('flag_set_versions', String(environmentId)),
+      this.groupTypes(environmentId),
+    ])
+    const stamp = `${version?.version ?? 0}|${JSON.stringify(mapping)}`
+    const cached = this.entries.get(environmentId)
+    if (cached && cached.stamp === stamp) return cached
+    const pending = this.loading.get(environmentId)
+    if (pending) return pending
+    const load = this.load(environmentId, stamp, mapping).finally(() => this.loading.delete(environmentId))
+    this.loading.set(environmentId, load)
+    return load
+  }
+
+  private async load(environmentId: number, stamp: string, mapping: GroupTypeMapping): Promise<Entry> {
+    const flags = await this.models.find<FeatureFlag>('feature_flags', { where: { environment_id: environmentId, deleted: false }, orderBy: [['id', 'asc']] })
+    const definitions: FlagDefinitionSet = { flags: flags.map(flagDefinition), group_type_mapping: mapping, cohorts: {} }
+    const continuityKeys = flags.filter((flag) => flag.ensure_experience_continuity).map((flag) => flag.key)
+    const entry: Entry = { definitions, compiled: compileFlags(definitions), continuityKeys, stamp }
+    this.entries.set(environmentId, entry)
+    return entry
+  }
+}

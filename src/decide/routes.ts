@@ -1,0 +1,114 @@
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
+import type { EventLog, JsonObject } from '../eventlog/port.js'
+import { DomainError } from '../kernel/errors.js'
+import { randomUuid } from '../kernel/ids.js'
+import { decodeIngestBody } from '../ingestion/decode.js'
+import { answerPreflight, useCaptureCors } from '../ingestion/cors.js'
+import { TokenResolver } from '../ingestion/environments.js'
+import { useRawBodies } from '../ingestion/routes.js'
+import { CaptureError } from '../ingestion/errors.js'
+import { groupPropertiesFor, groupTypesFor, personPropertiesFor } from '../persons/read.js'
+import type { ReadModels } from '../../projections/read-models.js'
+import { clientIp } from './client-ip.js'
+import { decideConfig, type DecideSettings } from './decide-config.js'
+import { evaluateFlags, mergeProperties } from './evaluate.js'
+import { FlagDefinitionCache } from './flag-cache.js'
+import { createGeoip, type Geoip } from './geoip.js'
+import type { Properties } from './match-context.js'
+import { readDecideRequest, type DecideRequest } from './request.js'
+import { decideBody, decideVersion } from './responses.js'
+import { emptyEvaluation, type EvaluationResult } from './results.js'
+
+export interface DecideDeps {
+  readonly log: EventLog
+  readonly models: ReadModels
+  /** Shared so tests and the process can reuse one loaded database. */
+  readonly geoip?: Geoip
+}
+
+const NO_TOKEN = 'No project API key provided. You can find your project API key in PostHog project settings.'
+const BAD_TOKEN = 'Project API key invalid. You can find your project API key in PostHog project settings.'
+
+const refuse = (status: number, type: 'authentication_error' | 'validation_error', code: string, detail: string) =>
+  new DomainError(status, type, code, detail)
+
+/** The environment's mapping from group type index to name, as the engine wants it. */
+const groupTypeMapping = async (models: ReadModels, environmentId: number): Promise<Record<string, string>> =>
+  Object.fromEntries((await groupTypesFor(models, environmentId)).map((type) => [String(type.group_type_index), type.group_type]))
+
+/**
+ * `/decide` (v1–v4) and `/flags` (v1, v2): flag values for one distinct id, from the flag,
+ * person and group read models, overridden by what the request sends.
+ */
+export const decideRoutes: FastifyPluginAsync<DecideDeps> = async (app, deps) => {
+  const { models } = deps
+  const tokens = new TokenResolver(deps)
+  const flags = new FlagDefinitionCache(models, (environmentId) => groupTypeMapping(models, environmentId))
+  const geoip = deps.geoip ?? createGeoip()
+  useRawBodies(app)
+  useCaptureCors(app)
+  app.setErrorHandler((error, _request, reply) => {
+    if (error instanceof DomainError) return reply.status(error.status).send({ type: error.type, code: error.code, detail: error.message, attr: null })
+    if (error instanceof CaptureError || (error as { statusCode?: number }).statusCode === 400) {
+      return reply.status(400).send({ type: 'validation_error', code: 'malformed_data', detail: `Malformed request data: ${(error as Error).message}`, attr: null })
+    }
+    if ((error as { statusCode?: number }).statusCode === 413) {
+      return reply.status(413).send({ type: 'validation_error', code: 'request_too_large', detail: 'Request body is too large.', attr: null })
+    }
+    reply.log.error({ err: error }, 'decide failed')
+    return reply.status(500).send({ type: 'server_error', code: 'error', detail: 'A server error occurred.', attr: null })
+  })
+
+  /** Stored properties overridden by GeoIP and then by the request's own. Failures to read set the errors flag. */
+  const evaluate = async (request: FastifyRequest, environmentId: number, asked: DecideRequest & { distinctId: string }): Promise<EvaluationResult> => {
+    const { compiled, continuityKeys } = await flags.forEnvironment(environmentId)
+    let failed = false
+    const stored = await personPropertiesFor(models, environmentId, asked.distinctId).catch(() => { failed = true; return null })
+    const ip = asked.geoipDisable ? null : clientIp(request.headers['x-forwarded-for'], request.socket.remoteAddress)
+    const located = ip === null ? null : geoip.lookup(ip)
+    const groupProperties: Record<string, Properties> = {}
+    for (const [typeName, key] of Object.entries(asked.groups)) {
+      const index = [...compiled.groupTypes].find(([, name]) => name === typeName)?.[0]
+      const storedGroup = index === undefined || (typeof key !== 'string' && typeof key !== 'number')
+        ? null
+        : await groupPropertiesFor(models, environmentId, index, String(key)).catch(() => { failed = true; return null })
+      groupProperties[typeName] = mergeProperties(storedGroup as JsonObject | null, asked.groupProperties[typeName])
+    }
+    const result = evaluateFlags({
+      definitions: compiled,
+      distinctId: asked.distinctId,
+      personProperties: mergeProperties(stored, located as Properties | null, asked.personProperties),
+      groups: asked.groups,
+      groupProperties,
+      ...(asked.anonDistinctId ? { hashKeyOverrides: continuityOverrides(continuityKeys, asked.anonDistinctId) } : {}),
+      flagKeys: asked.flagKeys,
+      now: Date.now(),
+    })
+    return failed ? { ...result, errorsWhileComputingFlags: true } : result
+  }
+
+  const handle = async (request: FastifyRequest, reply: FastifyReply) => {
+    const routing = decideVersion(request.url, request.query as Record<string, unknown>)
+    const asked = readDecideRequest(request.method === 'GET' ? {} : await decodeIngestBody(request), request.query)
+    if (asked.token === null) throw refuse(401, 'authentication_error', 'no_api_key', NO_TOKEN)
+    const environmentId = await tokens.resolve(asked.token)
+    if (environmentId === null) throw refuse(401, 'authentication_error', 'invalid_api_key', BAD_TOKEN)
+    const environment = await models.get<JsonObject>('environments', String(environmentId))
+    const settings = (environment?.['settings'] ?? {}) as DecideSettings
+    let result: EvaluationResult = emptyEvaluation()
+    if (request.method === 'POST' && !asked.disableFlags) {
+      if (asked.distinctId === null) throw refuse(400, 'validation_error', 'missing_distinct_id', 'Decide requires a distinct_id.')
+      result = await evaluate(request, environmentId, { ...asked, distinctId: asked.distinctId })
+    }
+    return reply.send(decideBody(routing, result, { config: routing.includeConfig ? decideConfig(settings) : null, requestId: randomUuid() }))
+  }
+
+  for (const path of ['/decide', '/flags']) {
+    app.route({ method: ['GET', 'POST'], url: path, bodyLimit: 20 * 1024 * 1024, handler: handle })
+    app.options(path, answerPreflight)
+  }
+}
+
+/** With experience continuity, the anonymous id a person started with keeps deciding their bucket. */
+const continuityOverrides = (keys: readonly string[], anonDistinctId: string): Record<string, string> =>
+  Object.fromEntries(keys.map((key) => [key, anonDistinctId]))
