@@ -9,6 +9,7 @@ import { useErrorHandling } from './http/errors.js'
 import { healthRoutes } from './http/health.js'
 import { logRequests } from './http/request-log.js'
 import { useZod } from './http/zod.js'
+import { ingestRoutes } from './ingestion/routes.js'
 
 export type HttpRole = 'api' | 'ingest'
 
@@ -38,5 +39,6 @@ export const buildApp = async (deps: AppDeps): Promise<FastifyInstance> => {
   useAuth(app, deps)
   await app.register(healthRoutes, deps)
   if (deps.roles.includes('api')) await app.register(accountRoutes, deps)
+  if (deps.roles.includes('ingest')) await app.register(ingestRoutes, deps)
   return app
 }
