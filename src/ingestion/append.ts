@@ -3,7 +3,7 @@ import type { EventData, EventLog, JsonObject, Position } from '../eventlog/port
 import { comparePositions } from '../eventlog/port.js'
 import { EVENTS_CAPTURED, type CapturedEvent } from './captured-event.js'
 import { unavailable } from './errors.js'
-import { groupAppends, packEvents, weigh, weightOf } from './packing.js'
+import { groupAppends, packEvents, surelyFitsOneAppend, weigh, weightOf, type Pack } from './packing.js'
 import { stableEventId } from './stable-id.js'
 
 export interface CapturedBatch {
@@ -12,6 +12,8 @@ export interface CapturedBatch {
   readonly requestId: string
   readonly events: readonly CapturedEvent[]
   readonly metadata: JsonObject
+  /** Bytes of the JSON the events were decoded from, and of the caller's address: lets a small request skip weighing. */
+  readonly source?: { readonly textBytes: number; readonly ipBytes: number }
 }
 
 /** The stream of part `part` of a request: the first part has the plain name. */
@@ -44,11 +46,13 @@ const appendOnce = async (log: EventLog, stream: string, events: EventData[]): P
  * with the last position written once every append is durable (null when all were already).
  */
 export const appendCaptured = async (log: EventLog, batch: CapturedBatch): Promise<Position | null> => {
-  const { environmentId, requestId, events, metadata } = batch
+  const { environmentId, requestId, events, metadata, source } = batch
   const metadataBytes = Buffer.byteLength(JSON.stringify(metadata))
   const emptyData = Buffer.byteLength(JSON.stringify({ environmentId, events: [] }))
   const wrapper = weightOf(EVENTS_CAPTURED, emptyData, metadataBytes)
-  const packs = packEvents(events, weigh(events), wrapper)
+  const packs: Pack[] = source && surelyFitsOneAppend(source.textBytes, events.length, source.ipBytes, wrapper)
+    ? [{ events: [...events], bytes: 0 }]
+    : packEvents(events, weigh(events), wrapper)
   const records = packs.map((pack) => ({ pack, weight: wrapper + pack.bytes - 1 }))
   const appends = groupAppends(records).map((group, part) => {
     const stream = ingestStream(environmentId, requestId, part)

@@ -87,7 +87,10 @@ export const capture = async (deps: CaptureDeps, input: CaptureInput): Promise<C
     return { accepted: captured.length, dropped, position: committed.position, batchId }
   }
   const requestId = requestIdOf(environmentId, text, events, now)
-  const position = await appendCaptured(deps.log, { environmentId, requestId, events: captured, metadata: ingestMetadata(requestId, token, nowIso) })
+  const position = await appendCaptured(deps.log, {
+    environmentId, requestId, events: captured, metadata: ingestMetadata(requestId, token, nowIso),
+    source: { textBytes: Buffer.byteLength(text), ipBytes: input.ip === null ? 0 : Buffer.byteLength(input.ip) },
+  })
   return { accepted: captured.length, dropped, position }
 }
 

@@ -46,6 +46,16 @@ export const packEvents = (events: readonly CapturedEvent[], weights: readonly n
   return packs
 }
 
+/**
+ * Whether `count` events decoded from `textBytes` of JSON surely fit in one append as one log
+ * event (larger than a pack, but well within what the log takes), without
+ * serialising them to find out. Re-serialising parsed JSON grows it at most about fivefold (a
+ * number such as `1e20` is written out in full); each event gains at most its envelope (uuid,
+ * times, an escaped distinct id of 200 characters) and the caller's address.
+ */
+export const surelyFitsOneAppend = (textBytes: number, count: number, ipBytes: number, wrapper: number): boolean =>
+  wrapper + textBytes * 6 + count * (1600 + ipBytes * 6) <= APPEND_BUDGET
+
 /** Groups records, in order, into appends that stay within `APPEND_BUDGET`. */
 export const groupAppends = <R extends { readonly weight: number }>(records: readonly R[]): R[][] => {
   const appends: R[][] = []

@@ -27,6 +27,11 @@ const fromEpochDigits = (digits: number): number => (Math.abs(digits) < 1e11 ? d
 export const parseDate = (value: unknown): number | null => {
   if (typeof value === 'number') return Number.isFinite(value) ? fromEpochDigits(value) : null
   if (typeof value !== 'string') return null
+  // The form every SDK sends, read without the lenient steps.
+  if (value.length === 24 && value.charCodeAt(23) === 0x5a && value.charCodeAt(10) === 0x54) {
+    const ms = Date.parse(value)
+    if (!Number.isNaN(ms)) return ms
+  }
   const text = value.trim()
   if (text === '') return null
   if (/^-?\d{9,13}$/.test(text)) return fromEpochDigits(Number(text))
@@ -37,11 +42,11 @@ export const parseDate = (value: unknown): number | null => {
   return Number.isNaN(ms) ? null : ms
 }
 
-const inRange = (ms: number): boolean => {
-  if (!Number.isFinite(ms)) return false
-  const year = new Date(ms).getUTCFullYear()
-  return year >= 0 && year <= 9999
-}
+/** 0000-01-01T00:00:00Z and 10000-01-01T00:00:00Z. */
+const YEAR_0 = -62_167_219_200_000
+const YEAR_10000 = 253_402_300_800_000
+
+const inRange = (ms: number): boolean => ms >= YEAR_0 && ms < YEAR_10000
 
 /**
  * The request's `sent_at`: the batch's ISO `sent_at`, else the `_` query parameter in
