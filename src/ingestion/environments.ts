@@ -3,7 +3,7 @@ import { positionToString } from '../eventlog/port.js'
 import type { ReadModels } from '../../projections/read-models.js'
 
 export interface TokenResolverOptions {
-  /** How long a known token's environment is remembered. Default 60 s. */
+  /** How long a known token's environment is remembered (a reset token stops working after it). Default 5 s. */
   readonly ttlMs?: number
   /** How long an unknown token waits for the projections to reach the log's head. Default 2 s. */
   readonly waitMs?: number
@@ -32,7 +32,7 @@ export class TokenResolver {
   private readonly maxEntries: number
 
   constructor(private readonly deps: { readonly models: ReadModels; readonly log: EventLog }, options: TokenResolverOptions = {}) {
-    this.ttlMs = options.ttlMs ?? 60_000
+    this.ttlMs = options.ttlMs ?? 5000
     this.waitMs = options.waitMs ?? 2000
     this.maxEntries = options.maxEntries ?? 10_000
   }

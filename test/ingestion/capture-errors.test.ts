@@ -1,11 +1,9 @@
 import t from 'tap'
 import { gzipSync } from 'node:zlib'
-import { environmentDecider } from '../../src/accounts/deciders.js'
-import { environmentStream } from '../../src/accounts/events.js'
-import { handleCommand } from '../../src/kernel/handle-command.js'
-import { randomToken, randomUuid } from '../../src/kernel/ids.js'
-import { allocateId } from '../../src/kernel/sequence.js'
-import { context, world } from '../support/world.js'
+import { SqliteEventLog } from '../../src/eventlog/sqlite.js'
+import { SqliteReadStore } from '../../src/readstore/sqlite.js'
+import { world } from '../support/world.js'
+import { ingestWorld } from './support/ingest-world.js'
 import { capturedEvents, capturedRecords } from './support/log.js'
 
 t.test('refusals have PostHog capture status and body, and store nothing', async (t) => {
@@ -60,17 +58,13 @@ t.test('a large realtime batch is split into appends within the log limit and al
 })
 
 t.test('the token of an environment created a moment ago works at once', async (t) => {
-  const { app, log, installation } = await world(t)
-  const environmentId = await allocateId(log, 'environment', context())
-  const apiToken = randomToken('phc_')
-  await handleCommand(log, environmentDecider, environmentStream(environmentId), {
-    data: {
-      environmentId, uuid: randomUuid(), projectId: installation.project_id, organizationId: installation.organization_id,
-      name: 'Second', apiToken, timezone: 'UTC', createdBy: installation.user_uuid, at: new Date().toISOString(),
-    },
-  }, context())
-  const response = await app.inject({ method: 'POST', url: '/capture/', payload: { api_key: apiToken, event: 'first', distinct_id: 'u' } })
+  const log = new SqliteEventLog({ path: ':memory:' })
+  const store = new SqliteReadStore({ path: ':memory:' })
+  t.teardown(async () => { await log.close(); await store.close() })
+  // The installation is written just before the request; the environments projection may not have seen it yet.
+  const { app, installation } = await ingestWorld(t, log, store, [])
+  const response = await app.inject({ method: 'POST', url: '/capture/', payload: { api_key: installation.project_api_key, event: 'first', distinct_id: 'u' } })
   t.equal(response.statusCode, 200)
   const [record] = await capturedRecords(log)
-  t.equal(record!.data['environmentId'], environmentId)
+  t.equal(record!.data['environmentId'], installation.environment_id)
 })
