@@ -5,6 +5,7 @@
 import { cpus } from 'node:os'
 import { managementReads } from './management.js'
 import { aggregateAppends, batchAppends, catchUp, concurrentAppends, type Figure } from './eventlog.js'
+import { ingestionFigures } from './ingestion.js'
 
 const seconds = Number(process.env['BENCH_SECONDS'] ?? 5)
 
@@ -21,5 +22,6 @@ report(await aggregateAppends(64, seconds * 1000))
 report(await batchAppends(1000, seconds * 1000))
 report(await catchUp(300_000))
 for (const figure of await managementReads(64, seconds * 1000)) report(figure)
+for (const figure of await ingestionFigures(seconds * 1000)) report(figure)
 process.stdout.write(`${JSON.stringify({ figures })}\n`)
 if (figures.some((f) => f.target !== undefined && f.value < f.target)) process.exitCode = 1

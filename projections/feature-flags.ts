@@ -1,14 +1,30 @@
+import type { JsonObject } from '../src/eventlog/port.js'
 import { FEATURE_FLAG_EVENT_TYPES, type FeatureFlagEvent } from '../src/flags/events.js'
 import { evolveFlag, type FeatureFlag } from '../src/flags/state.js'
-import { asDomainEvent, documentProjector } from './projector.js'
+import { asDomainEvent, type Projector } from './projector.js'
 
-/** Feature flags with their definitions, exactly as their events leave them; decide reads these. */
-export const featureFlags = documentProjector<FeatureFlag>({
+/** How many flag changes an environment has seen; decide's cache compares it to know it is current. */
+export interface FlagSetVersion extends JsonObject {
+  id: string
+  environment_id: number
+  version: number
+}
+
+/** Feature flags with their definitions, exactly as their events leave them, and a version per environment. */
+export const featureFlags: Projector = {
   name: 'feature_flags',
   version: 1,
-  collection: 'feature_flags',
+  collections: ['feature_flags', 'flag_set_versions'],
   handles: FEATURE_FLAG_EVENT_TYPES,
-  indexes: [['environment_id']],
-  idOf: (event) => event.streamId.slice('flag-'.length),
-  evolve: (doc, event) => evolveFlag(doc, asDomainEvent<FeatureFlagEvent>(event)),
-})
+  indexes: { feature_flags: [['environment_id']] },
+  apply(view, event) {
+    const id = event.streamId.slice('flag-'.length)
+    const before = view.get<FeatureFlag>('feature_flags', id)
+    const after = evolveFlag(before, asDomainEvent<FeatureFlagEvent>(event))
+    if (after === null || after === before) return
+    view.put('feature_flags', id, after)
+    const key = String(after.environment_id)
+    const current = view.get<FlagSetVersion>('flag_set_versions', key)
+    view.put('flag_set_versions', key, { id: key, environment_id: after.environment_id, version: (current?.version ?? 0) + 1 })
+  },
+}

@@ -1,6 +1,8 @@
 import type { EventLog, JsonObject, Position, RecordedEvent, Subscription, SubscriptionItem } from '../src/eventlog/port.js'
 import { comparePositions } from '../src/eventlog/port.js'
 import { CheckpointConflict, type DocumentChange, type ReadStore } from '../src/readstore/port.js'
+import { EVENTS_CAPTURED } from '../src/ingestion/captured-event.js'
+import { IMPORT_COMMITTED, capturedFromImport } from '../src/ingestion/import-events.js'
 import type { Projector } from './projector.js'
 import { checkpointName, physicalCollection, type Build } from './names.js'
 
@@ -67,6 +69,15 @@ export class ProjectionRunner {
     this.checkpointName = checkpointName(options.projector.name, options.build)
   }
 
+  /**
+   * A projector of captured events also sees committed historical imports, as the
+   * `EventsCaptured` events they hold; the import's own chunk records never reach it.
+   */
+  private get readsImports(): boolean {
+    const { handles } = this.options.projector
+    return handles.includes(EVENTS_CAPTURED) && !handles.includes(IMPORT_COMMITTED)
+  }
+
   private get idleCheckpointMs(): number {
     return this.options.idleCheckpointMs ?? 1000
   }
@@ -127,7 +138,7 @@ export class ProjectionRunner {
     if (this.committed && (!this.position || comparePositions(this.committed, this.position) > 0)) this.advance(this.committed)
     const subscription = this.options.log.subscribeToAll({
       fromPosition: this.committed ?? 'start',
-      filter: { eventTypes: this.options.projector.handles },
+      filter: { eventTypes: this.readsImports ? [...this.options.projector.handles, IMPORT_COMMITTED] : this.options.projector.handles },
     })
     this.unsubscribe = () => subscription.unsubscribe()
     return subscription
@@ -153,7 +164,8 @@ export class ProjectionRunner {
       const item = result.value
       if (item.kind === 'event') {
         batch.push(item.event)
-        if (batch.length >= batchSize) await this.flush(batch)
+        // An import is committed on its own, so one commit never holds more than one import.
+        if (batch.length >= batchSize || item.event.type === IMPORT_COMMITTED) await this.flush(batch)
       } else {
         await this.flush(batch)
         if (item.kind === 'checkpoint') await this.skipTo(item.position)
@@ -167,7 +179,14 @@ export class ProjectionRunner {
     if (batch.length === 0) return
     const events = batch.splice(0)
     const dirty = new Set<string>()
-    for (const event of events) await this.applyEvent(event, dirty)
+    for (const event of events) {
+      if (event.type === IMPORT_COMMITTED && this.readsImports) {
+        // Every chunk of the import is applied in this same commit: all of it becomes visible, or none.
+        for await (const chunk of capturedFromImport(this.options.log, event)) await this.applyEvent(chunk, dirty)
+      } else {
+        await this.applyEvent(event, dirty)
+      }
+    }
     const changes: DocumentChange[] = [...dirty].map((key) => {
       const [collection, id] = key.split('\u0000') as [string, string]
       return { collection: this.physical(collection), id, doc: this.cache.get(key) ?? null }

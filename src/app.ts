@@ -16,6 +16,7 @@ import { flagRoutes } from './flags/routes.js'
 import { collaboratorRoutes } from './dashboards/collaborator-routes.js'
 import { dashboardRoutes } from './dashboards/routes.js'
 import { sharedViewRoutes, sharingRoutes } from './dashboards/sharing-routes.js'
+import { ingestRoutes } from './ingestion/routes.js'
 
 export type HttpRole = 'api' | 'ingest'
 
@@ -50,5 +51,6 @@ export const buildApp = async (deps: AppDeps): Promise<FastifyInstance> => {
     for (const plugin of [dashboardRoutes, collaboratorRoutes, sharingRoutes, subscriptionRoutes, flagRoutes]) await registerEnvironmentScoped(app, plugin, deps)
     await app.register(sharedViewRoutes, deps)
   }
+  if (deps.roles.includes('ingest')) await app.register(ingestRoutes, deps)
   return app
 }

@@ -1,0 +1,72 @@
+import { Unavailable, WrongExpectedVersion } from '../eventlog/errors.js'
+import type { EventData, EventLog, JsonObject, Position } from '../eventlog/port.js'
+import { comparePositions } from '../eventlog/port.js'
+import { EVENTS_CAPTURED, type CapturedEvent } from './captured-event.js'
+import { unavailable } from './errors.js'
+import { groupAppends, packEvents, surelyFitsOneAppend, weigh, weightOf, type Pack } from './packing.js'
+import { stableEventId } from './stable-id.js'
+
+export interface CapturedBatch {
+  readonly environmentId: number
+  /** Names the request's streams; equal requests (a client retry) should give equal ids. */
+  readonly requestId: string
+  readonly events: readonly CapturedEvent[]
+  readonly metadata: JsonObject
+  /** Bytes of the JSON the events were decoded from, and of the caller's address: lets a small request skip weighing. */
+  readonly source?: { readonly textBytes: number; readonly ipBytes: number }
+}
+
+/** The stream of part `part` of a request: the first part has the plain name. */
+export const ingestStream = (environmentId: number, requestId: string, part = 0): string =>
+  part === 0 ? `ingest-${environmentId}-${requestId}` : `ingest-${environmentId}-${requestId}-${part}`
+
+const RETRIES = 3
+
+/**
+ * Appends with `no_stream`, retrying when the outcome is unknown: event ids are fixed by the
+ * stream and index, so a retry of a write that did land is recognised. A conflict means this
+ * request's stream already exists, which only a retried request can cause: it is already stored.
+ */
+const appendOnce = async (log: EventLog, stream: string, events: EventData[]): Promise<Position | null> => {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return (await log.append(stream, events, { expectedRevision: 'no_stream' })).position
+    } catch (error) {
+      if (error instanceof WrongExpectedVersion) return null
+      if (!(error instanceof Unavailable) || attempt >= RETRIES) throw error instanceof Unavailable ? unavailable() : error
+      await new Promise((resolve) => setTimeout(resolve, 20 * attempt))
+    }
+  }
+}
+
+/**
+ * Writes one accepted request's events: packed many to an `EventsCaptured` log event, and split
+ * over as few appends as the append budget allows (one for any ordinary request). Several
+ * appends go to sibling streams at once, so the embedded log commits them together. Resolves
+ * with the last position written once every append is durable (null when all were already).
+ */
+export const appendCaptured = async (log: EventLog, batch: CapturedBatch): Promise<Position | null> => {
+  const { environmentId, requestId, events, metadata, source } = batch
+  const metadataBytes = Buffer.byteLength(JSON.stringify(metadata))
+  const emptyData = Buffer.byteLength(JSON.stringify({ environmentId, events: [] }))
+  const wrapper = weightOf(EVENTS_CAPTURED, emptyData, metadataBytes)
+  const packs: Pack[] = source && surelyFitsOneAppend(source.textBytes, events.length, source.ipBytes, wrapper)
+    ? [{ events: [...events], bytes: 0 }]
+    : packEvents(events, weigh(events), wrapper)
+  const records = packs.map((pack) => ({ pack, weight: wrapper + pack.bytes - 1 }))
+  const appends = groupAppends(records).map((group, part) => {
+    const stream = ingestStream(environmentId, requestId, part)
+    const data = group.map(({ pack }, index): EventData => ({
+      id: stableEventId(`${stream}:${index}`),
+      type: EVENTS_CAPTURED,
+      data: { environmentId, events: pack.events },
+      metadata,
+    }))
+    return appendOnce(log, stream, data)
+  })
+  let last: Position | null = null
+  for (const position of await Promise.all(appends)) {
+    if (position && (!last || comparePositions(position, last) > 0)) last = position
+  }
+  return last
+}

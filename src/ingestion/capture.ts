@@ -1,0 +1,105 @@
+import { createHash } from 'node:crypto'
+import type { EventLog, JsonObject, Position } from '../eventlog/port.js'
+import { SCHEMA_VERSION } from '../kernel/handle-command.js'
+import { newEventId, newUlid } from '../kernel/ids.js'
+import { appendCaptured } from './append.js'
+import type { CapturedEvent } from './captured-event.js'
+import { decodeIngestText, type IngestRequestLike } from './decode.js'
+import { parsingFailed, unknownToken } from './errors.js'
+import { importHistorical } from './historical.js'
+import { normaliseEvent, type DropReason, type RequestContext } from './normalise.js'
+import { readCaptureRequest, withoutPerformanceEvents, type RawEvent } from './payload.js'
+import { requestSentAt } from './timestamp.js'
+import { requestToken } from './token.js'
+
+export interface CaptureDeps {
+  readonly log: EventLog
+  /** Project token → environment id, or null for a token no environment has. */
+  readonly resolveToken: (token: string) => Promise<number | null> | number | null
+  readonly onDrop?: (reason: DropReason) => void
+}
+
+export interface CaptureInput extends IngestRequestLike {
+  /** The caller's address: leftmost X-Forwarded-For, else the peer. */
+  readonly ip: string | null
+  /** `/engage`: a nameless single object is a `$identify`. */
+  readonly engage?: boolean
+  readonly maxDecodedBytes?: number
+}
+
+export interface CaptureOutcome {
+  readonly accepted: number
+  readonly dropped: number
+  /** Where the last write landed; null when nothing was written. */
+  readonly position: Position | null
+  /** Set for a historical-migration batch. */
+  readonly batchId?: string
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+
+/**
+ * A request whose every event carries its own uuid is named by its content, so an SDK's retry
+ * of the same body lands on the same streams and is recognised; otherwise it gets a fresh id.
+ */
+const requestIdOf = (environmentId: number, text: string, events: readonly RawEvent[], now: number): string => {
+  if (!events.every((e) => typeof e['uuid'] === 'string' && UUID.test(e['uuid']))) return newEventId(now)
+  return createHash('sha256').update(`${environmentId}\n`).update(text).digest('hex').slice(0, 32)
+}
+
+/**
+ * One capture request, end to end: decode, recognise the shape, find the token and its
+ * environment, normalise each event (dropping what the spec drops), then write. Resolves once
+ * everything accepted is durable; throws CaptureError for what PostHog refuses.
+ */
+export const capture = async (deps: CaptureDeps, input: CaptureInput): Promise<CaptureOutcome> => {
+  const now = Date.now()
+  const text = await decodeIngestText(input, input.maxDecodedBytes === undefined ? {} : { maxDecodedBytes: input.maxDecodedBytes })
+  let json: unknown
+  try {
+    json = JSON.parse(text)
+  } catch (error) {
+    throw parsingFailed(error instanceof Error ? error.message : 'invalid JSON')
+  }
+  const request = readCaptureRequest(json, { engage: input.engage === true })
+  const events = withoutPerformanceEvents(request.events)
+  if (events.length === 0) return { accepted: 0, dropped: request.events.length, position: null }
+  const token = requestToken(request)
+  const environmentId = await deps.resolveToken(token)
+  if (environmentId === null) throw unknownToken()
+
+  const sentAt = requestSentAt(request.sentAt, (input.query as Record<string, unknown> | undefined)?.['_'])
+  const nowIso = new Date(now).toISOString()
+  const context: RequestContext = { now, nowIso, sentAt, sentAtIso: sentAt === null ? null : new Date(sentAt).toISOString(), ip: input.ip }
+  const captured: CapturedEvent[] = []
+  for (const raw of events) {
+    const result = normaliseEvent(raw, context)
+    if (result.ok) captured.push(result.event)
+    else deps.onDrop?.(result.drop)
+  }
+  const dropped = request.events.length - captured.length
+  if (captured.length === 0) return { accepted: 0, dropped, position: null }
+
+  if (request.historicalMigration) {
+    const batchId = newUlid(now)
+    const metadata = ingestMetadata(batchId, token, nowIso)
+    const committed = await importHistorical(deps.log, { environmentId, batchId, events: captured, metadata })
+    return { accepted: captured.length, dropped, position: committed.position, batchId }
+  }
+  const requestId = requestIdOf(environmentId, text, events, now)
+  const position = await appendCaptured(deps.log, {
+    environmentId, requestId, events: captured, metadata: ingestMetadata(requestId, token, nowIso),
+    source: { textBytes: Buffer.byteLength(text), ipBytes: input.ip === null ? 0 : Buffer.byteLength(input.ip) },
+  })
+  return { accepted: captured.length, dropped, position }
+}
+
+const ingestMetadata = (requestId: string, token: string, nowIso: string): JsonObject => ({
+  correlationId: requestId,
+  causationId: requestId,
+  actor: token,
+  occurredAt: nowIso,
+  schemaVersion: SCHEMA_VERSION,
+  requestId,
+  receivedAt: nowIso,
+})

@@ -1,0 +1,31 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+
+const METHODS = 'GET, POST, OPTIONS'
+
+/**
+ * CORS as PostHog capture answers it: as permissive as browsers allow, so a page on any origin
+ * can send events with credentials. The caller's Origin is mirrored on every response of these
+ * routes, errors included, so the page can read a refusal too.
+ */
+export const useCaptureCors = (app: FastifyInstance): void => {
+  app.addHook('onRequest', (request, reply, done) => {
+    const origin = request.headers.origin
+    if (origin !== undefined) {
+      reply.header('access-control-allow-origin', origin)
+      reply.header('access-control-allow-credentials', 'true')
+      reply.header('vary', 'Origin')
+    }
+    done()
+  })
+}
+
+/** A preflight: any method of ours, and whatever request headers the browser asks to send. */
+export const answerPreflight = (request: FastifyRequest, reply: FastifyReply): FastifyReply => {
+  reply.header('access-control-allow-methods', METHODS)
+  const asked = request.headers['access-control-request-headers']
+  if (asked !== undefined) {
+    reply.header('access-control-allow-headers', asked)
+    reply.header('vary', request.headers.origin !== undefined ? 'Origin, Access-Control-Request-Headers' : 'Access-Control-Request-Headers')
+  }
+  return reply.header('content-type', 'application/json; charset=utf-8').send('{"status":1}')
+}

@@ -1,0 +1,161 @@
+import { isUtf8 } from 'node:buffer'
+import { promisify } from 'node:util'
+import { gunzip } from 'node:zlib'
+import { decodingFailed, emptyPayload, parsingFailed, tooLarge } from './errors.js'
+import { decompressLz64 } from './lz64.js'
+
+const gunzipAsync = promisify(gunzip)
+
+/** What the decoder needs of a request: fastify's request fits, and so does a plain object. */
+export interface IngestRequestLike {
+  /** A Buffer (the ingestion routes' parser), a string, or a body some other parser already read. */
+  readonly body?: unknown
+  readonly headers: Readonly<Record<string, string | string[] | undefined>>
+  readonly query?: unknown
+}
+
+export interface DecodeOptions {
+  /** Largest decoded payload, in bytes. Default 20 MiB. */
+  readonly maxDecodedBytes?: number
+}
+
+export const DEFAULT_MAX_DECODED_BYTES = 20 * 1024 * 1024
+
+type Compression = 'gzip' | 'lz64' | 'none'
+
+const GZIP_MAGIC = [0x1f, 0x8b, 0x08] as const
+const FORM_MIME = 'application/x-www-form-urlencoded'
+const SNIFF_BYTES = 128
+
+/** Recognised compression names; anything else means "none" (base64 is handled by sniffing). */
+const compressionOf = (value: unknown): Compression | null => {
+  if (typeof value !== 'string') return null
+  switch (value.trim().toLowerCase()) {
+    case 'gzip': case 'gzip-js': return 'gzip'
+    case 'lz64': case 'lz-string': return 'lz64'
+    default: return null
+  }
+}
+
+const header = (request: IngestRequestLike, name: string): string | undefined => {
+  const value = request.headers[name]
+  return Array.isArray(value) ? value[0] : value
+}
+
+const queryValue = (request: IngestRequestLike, name: string): unknown =>
+  request.query !== null && typeof request.query === 'object' ? (request.query as Record<string, unknown>)[name] : undefined
+
+const startsWithGzip = (bytes: Buffer): boolean =>
+  bytes.length >= 3 && bytes[0] === GZIP_MAGIC[0] && bytes[1] === GZIP_MAGIC[1] && bytes[2] === GZIP_MAGIC[2]
+
+/** A form body starts with one of posthog-js's field names, or has one early on after `&`. */
+const looksLikeForm = (bytes: Buffer): boolean => {
+  const head = bytes.toString('latin1', 0, Math.min(bytes.length, SNIFF_BYTES))
+  return /^(?:data|_|ip|compression|ver)=/.test(head) || /&(?:data|_|ip|compression|ver)=/.test(head)
+}
+
+const BASE64_BYTE = new Uint8Array(256)
+for (const c of 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=-_') BASE64_BYTE[c.charCodeAt(0)] = 1
+
+/** PostHog's sniff: the first 128 bytes are base64 (either alphabet) and the length is a multiple of 4. */
+const looksLikeStrictBase64 = (bytes: Buffer): boolean => {
+  if (bytes.length === 0 || bytes.length % 4 !== 0) return false
+  const end = Math.min(bytes.length, SNIFF_BYTES)
+  for (let i = 0; i < end; i++) if (BASE64_BYTE[bytes[i]!] === 0) return false
+  return true
+}
+
+const BASE64_TEXT = /^[A-Za-z0-9+/\-_]+={0,2}$/
+
+/** Decodes standard or URL-safe base64 only when every character belongs to it; else null. */
+const decodeBase64 = (text: string): Buffer | null => {
+  const trimmed = text.trim()
+  if (trimmed.length < 4 || !BASE64_TEXT.test(trimmed)) return null
+  const decoded = Buffer.from(trimmed, 'base64')
+  return decoded.length === 0 ? null : decoded
+}
+
+const gunzipBounded = async (bytes: Buffer, limit: number): Promise<Buffer> => {
+  try {
+    // maxOutputLength makes zlib stop inflating at the limit instead of filling memory.
+    return await gunzipAsync(bytes, { maxOutputLength: limit })
+  } catch (error) {
+    if ((error as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE' || error instanceof RangeError) {
+      throw tooLarge(`decompressed payload exceeds ${limit} bytes`)
+    }
+    throw decodingFailed('invalid gzip data')
+  }
+}
+
+const utf8Text = (bytes: Buffer, limit: number): string => {
+  if (bytes.length > limit) throw tooLarge(`payload exceeds ${limit} bytes`)
+  if (!isUtf8(bytes)) throw decodingFailed('invalid body encoding')
+  return bytes.toString('utf8')
+}
+
+const rawBytes = (request: IngestRequestLike): Buffer => {
+  const data = queryValue(request, 'data')
+  if (typeof data === 'string' && data !== '') {
+    // The query parser turned '+' into spaces; base64 needs them back.
+    return Buffer.from(/^[A-Za-z0-9+/=\-_ ]+$/.test(data) ? data.replace(/ /g, '+') : data, 'utf8')
+  }
+  const { body } = request
+  if (Buffer.isBuffer(body) && body.length > 0) return body
+  if (typeof body === 'string' && body !== '') return Buffer.from(body, 'utf8')
+  throw emptyPayload()
+}
+
+/** Form bodies (`data=…&compression=…`): the payload is the `data` field. */
+const formPayload = (bytes: Buffer): { payload: Buffer | null; compression: Compression | null } => {
+  if (!looksLikeForm(bytes)) throw decodingFailed('expected form data in POST request payload')
+  const form = new URLSearchParams(bytes.toString('utf8'))
+  let data = form.get('data')
+  // urlencoding turned base64's '+' into spaces: restore them.
+  if (data !== null && /^[A-Za-z0-9+/=\-_ ]+$/.test(data)) data = data.replace(/ /g, '+')
+  return { payload: data === null ? null : Buffer.from(data, 'utf8'), compression: compressionOf(form.get('compression')) }
+}
+
+/**
+ * The body of an ingestion request as text, following PostHog capture's pipeline: payload from
+ * the `data` query parameter or the body; a whole-body base64 sniff; form decoding; compression
+ * from the query, the form or `Content-Encoding` (gzip also by its magic bytes); then, when the
+ * text is still base64 (posthog-js's `compression=base64` form bodies), one more unwrap.
+ */
+export const decodeIngestText = async (request: IngestRequestLike, options: DecodeOptions = {}): Promise<string> => {
+  const limit = options.maxDecodedBytes ?? DEFAULT_MAX_DECODED_BYTES
+  let bytes = rawBytes(request)
+  const queryCompression = compressionOf(queryValue(request, 'compression'))
+  if (queryCompression !== 'lz64' && !looksLikeForm(bytes) && looksLikeStrictBase64(bytes)) {
+    bytes = decodeBase64(bytes.toString('latin1')) ?? bytes
+  }
+  let formCompression: Compression | null = null
+  if (header(request, 'content-type')?.split(';')[0]?.trim().toLowerCase() === FORM_MIME) {
+    const form = formPayload(bytes)
+    formCompression = form.compression
+    if (form.payload) bytes = form.payload
+  }
+  const compression = queryCompression ?? formCompression ?? compressionOf(header(request, 'content-encoding')) ?? 'none'
+  if (compression === 'lz64') return decompressLz64(bytes.toString('utf8').trim(), limit)
+  if (compression === 'gzip' || startsWithGzip(bytes)) bytes = await gunzipBounded(bytes, limit)
+  const text = utf8Text(bytes, limit)
+  const first = text.charCodeAt(0)
+  if (first === 0x7b || first === 0x5b) return text // '{' or '[': JSON already
+  const unwrapped = decodeBase64(text)
+  if (!unwrapped) return text
+  return utf8Text(startsWithGzip(unwrapped) ? await gunzipBounded(unwrapped, limit) : unwrapped, limit)
+}
+
+/**
+ * The decoded JSON of an ingestion request, whatever encoding the client chose. A body that
+ * another content-type parser already turned into an object or array is returned as it is.
+ */
+export const decodeIngestBody = async (request: IngestRequestLike, options: DecodeOptions = {}): Promise<unknown> => {
+  const { body } = request
+  if (body !== null && typeof body === 'object' && !Buffer.isBuffer(body)) return body
+  const text = await decodeIngestText(request, options)
+  try {
+    return JSON.parse(text)
+  } catch (error) {
+    throw parsingFailed(error instanceof Error ? error.message : 'invalid JSON')
+  }
+}

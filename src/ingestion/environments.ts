@@ -1,0 +1,77 @@
+import type { EventLog } from '../eventlog/port.js'
+import { positionToString } from '../eventlog/port.js'
+import type { ReadModels } from '../../projections/read-models.js'
+
+export interface TokenResolverOptions {
+  /** How long a known token's environment is remembered (a reset token stops working after it). Default 5 s. */
+  readonly ttlMs?: number
+  /** How long an unknown token waits for the projections to reach the log's head. Default 2 s. */
+  readonly waitMs?: number
+  /** Most tokens remembered, known or unknown. Default 10 000. */
+  readonly maxEntries?: number
+}
+
+interface Known {
+  readonly environmentId: number
+  readonly expires: number
+}
+
+/**
+ * Project token → environment id, from the `environments` read model, remembered in memory. A
+ * token not found may belong to an environment created a moment ago: the lookup then waits
+ * (bounded) for the projections to reach the head of the log and asks again. A token still
+ * unknown is remembered with the head it was checked at, so repeats answer at once until the log
+ * moves.
+ */
+export class TokenResolver {
+  private readonly known = new Map<string, Known>()
+  private readonly unknownAt = new Map<string, string>()
+  private readonly inFlight = new Map<string, Promise<number | null>>()
+  private readonly ttlMs: number
+  private readonly waitMs: number
+  private readonly maxEntries: number
+
+  constructor(private readonly deps: { readonly models: ReadModels; readonly log: EventLog }, options: TokenResolverOptions = {}) {
+    this.ttlMs = options.ttlMs ?? 5000
+    this.waitMs = options.waitMs ?? 2000
+    this.maxEntries = options.maxEntries ?? 10_000
+  }
+
+  /** The environment id of a project token, or null when no environment has it. */
+  resolve(token: string): Promise<number | null> | number | null {
+    const hit = this.known.get(token)
+    if (hit && hit.expires > Date.now()) return hit.environmentId
+    const pending = this.inFlight.get(token)
+    if (pending) return pending
+    const lookup = this.lookup(token).finally(() => this.inFlight.delete(token))
+    this.inFlight.set(token, lookup)
+    return lookup
+  }
+
+  private async lookup(token: string): Promise<number | null> {
+    const found = await this.find(token)
+    if (found !== null) return this.remember(token, found)
+    const head = await this.deps.log.headPosition()
+    const headText = head ? positionToString(head) : 'empty'
+    if (this.unknownAt.get(token) === headText) return null
+    if (head && (await this.deps.models.waitFor(head, ['environments'], this.waitMs))) {
+      const late = await this.find(token)
+      if (late !== null) return this.remember(token, late)
+    }
+    if (this.unknownAt.size >= this.maxEntries) this.unknownAt.clear()
+    this.unknownAt.set(token, headText)
+    return null
+  }
+
+  private async find(token: string): Promise<number | null> {
+    const [environment] = await this.deps.models.find('environments', { where: { api_token: token }, limit: 1 })
+    return environment ? Number(environment['id']) : null
+  }
+
+  private remember(token: string, environmentId: number): number {
+    if (this.known.size >= this.maxEntries) this.known.clear()
+    this.known.set(token, { environmentId, expires: Date.now() + this.ttlMs })
+    this.unknownAt.delete(token)
+    return environmentId
+  }
+}

@@ -1,0 +1,74 @@
+import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
+import type { EventLog } from '../eventlog/port.js'
+import type { ReadModels } from '../../projections/read-models.js'
+import { capture } from './capture.js'
+import { answerPreflight, useCaptureCors } from './cors.js'
+import { CaptureError, decodingFailed, internalError, tooLarge } from './errors.js'
+import { TokenResolver } from './environments.js'
+
+export interface IngestDeps {
+  readonly log: EventLog
+  readonly models: ReadModels
+}
+
+const MiB = 1024 * 1024
+/** PostHog's body limits as received: 20 MiB for `/batch`, 2 MiB for the others. */
+const BATCH_BODY_LIMIT = 20 * MiB
+const EVENT_BODY_LIMIT = 2 * MiB
+
+/** The capture paths PostHog serves; `/e` and the Mixpanel-style ones are its legacy aliases. */
+const CAPTURE_PATHS = ['/e', '/i/v0/e', '/capture', '/track', '/engage', '/batch'] as const
+
+const OK_BODY = '{"status":1}'
+
+/** The caller's address: the leftmost X-Forwarded-For entry, else the peer. */
+const clientIp = (request: FastifyRequest): string | null => {
+  const forwarded = request.headers['x-forwarded-for']
+  const first = (Array.isArray(forwarded) ? forwarded[0] : forwarded)?.split(',')[0]?.trim()
+  return first || request.socket.remoteAddress || null
+}
+
+/**
+ * Every body reaches the ingestion routes as raw bytes, whatever its Content-Type, so the decoder
+ * can follow PostHog's own rules. Parsers are scoped to the plugin this is called in.
+ */
+export const useRawBodies = (app: FastifyInstance): void => {
+  app.removeAllContentTypeParsers()
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body))
+}
+
+const toCaptureError = (error: unknown): CaptureError => {
+  if (error instanceof CaptureError) return error
+  const status = (error as { statusCode?: number }).statusCode
+  if (status === 413) return tooLarge('request body is too large')
+  if (status === 400 || status === 415) return decodingFailed((error as Error).message)
+  return internalError()
+}
+
+/** `/capture/`, `/batch/` and PostHog's other capture paths, with CORS and PostHog's error bodies. */
+export const ingestRoutes: FastifyPluginAsync<IngestDeps> = async (app, deps) => {
+  const tokens = new TokenResolver(deps)
+  useRawBodies(app)
+  useCaptureCors(app)
+  app.setErrorHandler((error, request, reply) => {
+    const refusal = toCaptureError(error)
+    if (refusal.status >= 500) request.log.error({ err: error }, 'capture failed')
+    return reply.status(refusal.status).send(refusal.body)
+  })
+
+  const handle = (path: string) => async (request: FastifyRequest, reply: FastifyReply) => {
+    await capture({
+      log: deps.log,
+      resolveToken: (token) => tokens.resolve(token),
+      onDrop: (reason) => request.log.debug({ reason }, 'event dropped'),
+    }, { body: request.body, headers: request.headers, query: request.query, ip: clientIp(request), engage: path === '/engage' })
+    if ((request.query as Record<string, unknown>)['beacon'] === '1') return reply.status(204).send()
+    return reply.header('content-type', 'application/json; charset=utf-8').send(OK_BODY)
+  }
+
+  for (const path of CAPTURE_PATHS) {
+    const bodyLimit = path === '/batch' ? BATCH_BODY_LIMIT : EVENT_BODY_LIMIT
+    app.route({ method: ['GET', 'POST'], url: path, bodyLimit, handler: handle(path) })
+    app.options(path, answerPreflight)
+  }
+}
