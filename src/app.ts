@@ -9,6 +9,11 @@ import { useErrorHandling } from './http/errors.js'
 import { healthRoutes } from './http/health.js'
 import { logRequests } from './http/request-log.js'
 import { useZod } from './http/zod.js'
+import { registerEnvironmentScoped } from './http/environment-scope.js'
+import { eventRoutes } from './persons/event-routes.js'
+import { groupRoutes } from './persons/group-routes.js'
+import { personRoutes } from './persons/routes.js'
+import { sessionRoutes } from './persons/session-routes.js'
 
 export type HttpRole = 'api' | 'ingest'
 
@@ -37,6 +42,9 @@ export const buildApp = async (deps: AppDeps): Promise<FastifyInstance> => {
   useErrorHandling(app)
   useAuth(app, deps)
   await app.register(healthRoutes, deps)
-  if (deps.roles.includes('api')) await app.register(accountRoutes, deps)
+  if (deps.roles.includes('api')) {
+    await app.register(accountRoutes, deps)
+    for (const plugin of [personRoutes, groupRoutes, eventRoutes, sessionRoutes]) await registerEnvironmentScoped(app, plugin, deps)
+  }
   return app
 }
