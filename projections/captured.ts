@@ -5,6 +5,12 @@ import { normaliseEvent, type NormalisedEvent } from '../src/persons/normalise.j
 /** The event types the captured-event projectors read. */
 export const CAPTURED_HANDLES = [EVENTS_CAPTURED] as const
 
+/**
+ * Log events per commit for the captured-event projectors: one log event can hold hundreds of
+ * analytics events, so commits stay small enough not to delay the other projections.
+ */
+export const CAPTURED_BATCH = 50
+
 /** The environment and analytics events of one `EventsCaptured` log event. */
 export const capturedOf = (event: RecordedEvent): { environmentId: number; events: readonly CapturedEvent[] } => {
   const data = event.data as EventsCapturedData

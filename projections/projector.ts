@@ -25,6 +25,11 @@ export interface Projector {
   /** Fields to index, per collection, created before the first commit. */
   readonly indexes?: Readonly<Record<string, readonly (readonly string[])[]>>
   /**
+   * Log events folded before a commit, at most (default 500). A projector whose log events each
+   * change many documents asks for fewer, so one commit never holds the process up for long.
+   */
+  readonly batchSize?: number
+  /**
    * The documents `apply` will read for `event`, so the runtime can load them together instead
    * of one at a time. `peek` answers from what is loaded already (undefined when not loaded);
    * the runtime asks again after each load, so a second round may follow what the first found.

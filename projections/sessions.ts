@@ -1,5 +1,5 @@
 import { foldSession, observedValues, sessionIdOf, sessionKey, type SessionRecord } from '../src/persons/sessions.js'
-import { CAPTURED_HANDLES, capturedOf, normalisedOf } from './captured.js'
+import { CAPTURED_BATCH, CAPTURED_HANDLES, capturedOf, normalisedOf } from './captured.js'
 import type { DocumentRef, Projector } from './projector.js'
 
 export const SESSIONS = 'sessions'
@@ -15,6 +15,7 @@ export const sessions: Projector = {
   version: 1,
   collections: [SESSIONS, SESSION_VALUES],
   handles: CAPTURED_HANDLES,
+  batchSize: CAPTURED_BATCH,
   indexes: {
     [SESSIONS]: [['environment_id', 'start_timestamp']],
     [SESSION_VALUES]: [['environment_id', 'source']],
