@@ -23,11 +23,11 @@ const memo = new Map<string, readonly NormalisedEvent[]>()
 /**
  * The normalised events of one log event, without the dropped ones. Every captured-event
  * projector reads the same log events at about the same time, so this pure step runs once per
- * record (its stream and revision) and the projectors share the result, which they never change.
+ * record (its stream, revision and id) and the projectors share the result, which they never change.
  */
 export const normalisedOf = (event: RecordedEvent): { environmentId: number; events: readonly NormalisedEvent[] } => {
   const { environmentId, events } = capturedOf(event)
-  const key = `${event.streamId}\u0000${event.revision}`
+  const key = `${event.streamId}\u0000${event.revision}\u0000${event.id}`
   let normalised = memo.get(key)
   if (!normalised) {
     normalised = events.map(normaliseEvent).filter((one): one is NormalisedEvent => one !== null)

@@ -60,3 +60,24 @@ t.test('prefetching a collection the projector does not own stops the projection
   t.equal((await projections.status())['summing']!.status, 'failed')
   t.equal(runs.count, 0)
 })
+
+t.test('a projector\'s batch size bounds the log events folded into one commit', async (t) => {
+  const store = new SqliteReadStore({ path: ':memory:' })
+  const log = new SqliteEventLog({ path: ':memory:' })
+  for (let i = 0; i < 5; i++) await log.append(`sums-${i}`, [{ id: newEventId(), type: 'Summed', data: { keys: ['a'] } }])
+  const committed: number[] = []
+  const commit = store.commit.bind(store)
+  store.commit = async (batch) => {
+    if (batch.changes.length > 0) committed.push(batch.changes.length)
+    await commit(batch)
+  }
+  const projector: Projector = { ...summing(true, { count: 0 }), batchSize: 2 }
+  const registry = new ProjectionRegistry(store)
+  const projections = new ProjectionSet({ log, store, registry, projectors: [projector] })
+  await projections.start()
+  t.teardown(async () => { await projections.stop(); await log.close(); await store.close() })
+  const models = new ReadModels({ store, registry, projectors: [projector], projections })
+  t.ok(await models.waitFor((await log.headPosition())!, ['sums'], 5000))
+  t.same(await models.get('sums', 'a'), { n: 5 })
+  t.ok(committed.length >= 3, `at least three commits (${committed.join(', ')})`)
+})
