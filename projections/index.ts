@@ -1,8 +1,15 @@
 import { environments, organizations, personalApiKeys, projects, users } from './accounts.js'
 import { dashboards } from './dashboards.js'
+import { events } from './events.js'
 import { featureFlags } from './feature-flags.js'
+import { groups } from './groups.js'
+import { persons } from './persons.js'
 import type { Projector } from './projector.js'
+import { sessions } from './sessions.js'
 import { subscriptions } from './subscriptions.js'
 
 /** Every projector the service runs. */
-export const allProjectors: readonly Projector[] = [organizations, users, projects, environments, personalApiKeys, dashboards, subscriptions, featureFlags]
+export const allProjectors: readonly Projector[] = [
+  organizations, users, projects, environments, personalApiKeys, dashboards, subscriptions, featureFlags,
+  persons, groups, sessions, events,
+]

@@ -113,6 +113,7 @@ export class ProjectionSet {
       store: this.options.store,
       projector,
       build,
+      ...(projector.batchSize ? { batchSize: projector.batchSize } : {}),
       onError: (error, fatal) => this.options.onError?.(projector.name, error, fatal),
     })
     await runner.start()

@@ -24,8 +24,21 @@ export interface Projector {
   readonly handles: readonly string[]
   /** Fields to index, per collection, created before the first commit. */
   readonly indexes?: Readonly<Record<string, readonly (readonly string[])[]>>
+  /**
+   * Log events folded before a commit, at most (default 500). A projector whose log events each
+   * change many documents asks for fewer, so one commit never holds the process up for long.
+   */
+  readonly batchSize?: number
+  /**
+   * The documents `apply` will read for `event`, so the runtime can load them together instead
+   * of one at a time. `peek` answers from what is loaded already (undefined when not loaded);
+   * the runtime asks again after each load, so a second round may follow what the first found.
+   */
+  prefetch?(event: RecordedEvent, peek: (collection: string, id: string) => JsonObject | null | undefined): Iterable<DocumentRef>
   apply(view: ProjectionView, event: RecordedEvent): void
 }
+
+export type DocumentRef = readonly [collection: string, id: string]
 
 /** The common case: each event changes at most one document of one collection. */
 export const documentProjector = <D extends JsonObject>(definition: {

@@ -3,7 +3,7 @@ import { comparePositions } from '../src/eventlog/port.js'
 import { CheckpointConflict, type DocumentChange, type ReadStore } from '../src/readstore/port.js'
 import { EVENTS_CAPTURED } from '../src/ingestion/captured-event.js'
 import { IMPORT_COMMITTED, capturedFromImport } from '../src/ingestion/import-events.js'
-import type { Projector } from './projector.js'
+import type { DocumentRef, Projector } from './projector.js'
 import { checkpointName, physicalCollection, type Build } from './names.js'
 
 export type RunnerStatus = 'starting' | 'catching_up' | 'live' | 'failed' | 'stopped'
@@ -200,8 +200,31 @@ export class ProjectionRunner {
     this.advance(next)
   }
 
+  /** Loads what the projector says it will read, a few rounds at most; `apply` loads any rest. */
+  private async prefetch(event: RecordedEvent): Promise<void> {
+    const { projector, store } = this.options
+    const peek = (collection: string, id: string): JsonObject | null | undefined => this.cache.get(`${collection}\u0000${id}`)
+    for (let round = 0; round < 4; round++) {
+      let wanted: DocumentRef[]
+      try {
+        wanted = [...projector.prefetch!(event, peek)].filter(([collection, id]) => {
+          if (!projector.collections.includes(collection)) throw new TypeError(`${projector.name} does not own ${collection}`)
+          return !this.cache.has(`${collection}\u0000${id}`)
+        })
+      } catch (error) {
+        throw new ProjectorFailed(error)
+      }
+      if (wanted.length === 0) return
+      for (const [collection, id] of wanted) {
+        const key = `${collection}\u0000${id}`
+        if (!this.cache.has(key)) this.cache.set(key, deepFreeze(await store.get(this.physical(collection), id)))
+      }
+    }
+  }
+
   private async applyEvent(event: RecordedEvent, dirty: Set<string>): Promise<void> {
     const { projector, store } = this.options
+    if (projector.prefetch) await this.prefetch(event)
     for (;;) {
       const staged = new Map<string, JsonObject | null>()
       const keyOf = (collection: string, id: string): string => {

@@ -17,6 +17,12 @@ import { collaboratorRoutes } from './dashboards/collaborator-routes.js'
 import { dashboardRoutes } from './dashboards/routes.js'
 import { sharedViewRoutes, sharingRoutes } from './dashboards/sharing-routes.js'
 import { ingestRoutes } from './ingestion/routes.js'
+import { decideRoutes } from './decide/routes.js'
+import { localEvaluationRoutes } from './decide/local-evaluation.js'
+import { eventRoutes } from './persons/event-routes.js'
+import { groupRoutes } from './persons/group-routes.js'
+import { personRoutes } from './persons/routes.js'
+import { sessionRoutes } from './persons/session-routes.js'
 
 export type HttpRole = 'api' | 'ingest'
 
@@ -48,9 +54,14 @@ export const buildApp = async (deps: AppDeps): Promise<FastifyInstance> => {
   if (deps.roles.includes('api')) {
     await app.register(accountRoutes, deps)
     await app.register(environmentRoutes, deps)
-    for (const plugin of [dashboardRoutes, collaboratorRoutes, sharingRoutes, subscriptionRoutes, flagRoutes]) await registerEnvironmentScoped(app, plugin, deps)
+    const scoped = [dashboardRoutes, collaboratorRoutes, sharingRoutes, subscriptionRoutes, flagRoutes, personRoutes, groupRoutes, eventRoutes, sessionRoutes]
+    for (const plugin of scoped) await registerEnvironmentScoped(app, plugin, deps)
     await app.register(sharedViewRoutes, deps)
+    await app.register(localEvaluationRoutes, deps)
   }
-  if (deps.roles.includes('ingest')) await app.register(ingestRoutes, deps)
+  if (deps.roles.includes('ingest')) {
+    await app.register(ingestRoutes, deps)
+    await app.register(decideRoutes, deps)
+  }
   return app
 }

@@ -1,0 +1,54 @@
+import type { JsonObject } from '../src/eventlog/port.js'
+import { elementsChainOf } from '../src/persons/elements.js'
+import type { NormalisedEvent } from '../src/persons/normalise.js'
+import { CAPTURED_BATCH, CAPTURED_HANDLES, normalisedOf } from './captured.js'
+import type { Projector } from './projector.js'
+
+export const EVENTS = 'events'
+
+/** `events` document `<environmentId>:<uuid>`: what the events API lists. */
+export interface EventRecord extends JsonObject {
+  environment_id: number
+  uuid: string
+  event: string
+  distinct_id: string
+  timestamp: string
+  properties: JsonObject
+  elements_chain: string
+}
+
+export const eventKey = (environmentId: number, uuid: string): string => `${environmentId}:${uuid}`
+
+/** Elements are stored as the chain, not among the properties. */
+const eventRecord = (environmentId: number, event: NormalisedEvent): EventRecord => {
+  let properties = event.properties
+  const chain = elementsChainOf(properties)
+  if (Object.hasOwn(properties, '$elements') || Object.hasOwn(properties, '$elements_chain')) {
+    properties = { ...properties }
+    delete properties['$elements']
+    delete properties['$elements_chain']
+  }
+  return {
+    environment_id: environmentId, uuid: event.uuid, event: event.event, distinct_id: event.distinctId,
+    timestamp: event.timestamp, properties, elements_chain: chain,
+  }
+}
+
+/**
+ * Every stored analytics event, keyed by environment and UUID: an event captured twice counts
+ * once, and the later copy wins, as PostHog's deduplicating table keeps the last insert.
+ */
+export const events: Projector = {
+  name: 'events',
+  version: 1,
+  collections: [EVENTS],
+  handles: CAPTURED_HANDLES,
+  batchSize: CAPTURED_BATCH,
+  indexes: {
+    [EVENTS]: [['environment_id', 'timestamp'], ['environment_id', 'event', 'timestamp'], ['environment_id', 'distinct_id', 'timestamp']],
+  },
+  apply(view, event) {
+    const { environmentId, events } = normalisedOf(event)
+    for (const normalised of events) view.put(EVENTS, eventKey(environmentId, normalised.uuid), eventRecord(environmentId, normalised))
+  },
+}

@@ -1,0 +1,66 @@
+import type { FastifyPluginAsync } from 'fastify'
+import type { ReadModels } from '../../projections/read-models.js'
+import { eventKey, type EventRecord } from '../../projections/events.js'
+import { environmentOf } from '../http/environment-scope.js'
+import { pageOf, paginated } from '../http/pagination.js'
+import { NotFound, ValidationFailed } from '../kernel/errors.js'
+import { findEvents, type EventFilters } from './event-query.js'
+import { eventShapes } from './event-shape.js'
+import { emptyMapping, type GroupTypeMapping } from './groups.js'
+
+export interface EventRouteDeps {
+  readonly models: ReadModels
+}
+
+/** PostHog's events API belongs to its query scope. */
+const READ = { scopes: ['query:read'] }
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+
+/** An ISO time; one without a zone is UTC, as PostHog reads it. */
+const instantOf = (query: Record<string, unknown>, name: 'after' | 'before'): string | undefined => {
+  const raw = query[name]
+  if (raw === undefined || raw === '') return undefined
+  const text = typeof raw === 'string' ? raw.trim() : ''
+  const zoned = /T\d\d:\d\d(:\d\d(\.\d+)?)?$/.test(text) ? `${text}Z` : text
+  const ms = Date.parse(zoned)
+  if (text === '' || Number.isNaN(ms)) throw new ValidationFailed('Enter a valid date/time.', name, 'invalid')
+  return new Date(ms).toISOString()
+}
+
+const filtersOf = (query: Record<string, unknown>): EventFilters => {
+  const text = (name: string): string | undefined => (typeof query[name] === 'string' && query[name] !== '' ? query[name] : undefined)
+  const filters: { -readonly [K in keyof EventFilters]: EventFilters[K] } = {}
+  const event = text('event')
+  const distinctId = text('distinct_id')
+  const after = instantOf(query, 'after')
+  const before = instantOf(query, 'before')
+  if (event !== undefined) filters.event = event
+  if (distinctId !== undefined) filters.distinctId = distinctId
+  if (after !== undefined) filters.after = after
+  if (before !== undefined) filters.before = before
+  return filters
+}
+
+const mappingOf = async (models: ReadModels, environmentId: number): Promise<GroupTypeMapping> =>
+  (await models.get<GroupTypeMapping>('group_type_mappings', String(environmentId))) ?? emptyMapping(environmentId)
+
+/** `/events/`: stored events newest first, by name, distinct id and time; `/events/{uuid}/`: one event. */
+export const eventRoutes: FastifyPluginAsync<EventRouteDeps> = async (app, { models }) => {
+  app.get('/events/', { config: READ }, async (request) => {
+    const environment = await environmentOf(request, models)
+    const query = request.query as Record<string, unknown>
+    const page = pageOf(query)
+    const { count, results } = await findEvents(models, environment.id, filtersOf(query), page)
+    return paginated(request, page, count, await eventShapes(models, environment.id, results, await mappingOf(models, environment.id)))
+  })
+
+  app.get<{ Params: { id: string } }>('/events/:id/', { config: READ }, async (request) => {
+    const environment = await environmentOf(request, models)
+    const { id } = request.params
+    if (!UUID.test(id)) throw new ValidationFailed('Invalid UUID', null, 'invalid')
+    const event = await models.get<EventRecord>('events', eventKey(environment.id, id.toLowerCase()))
+    if (!event) throw new NotFound(`No events exist for event UUID ${id}`)
+    const [shape] = await eventShapes(models, environment.id, [event], await mappingOf(models, environment.id))
+    return shape
+  })
+}

@@ -1,0 +1,61 @@
+import type { FastifyPluginAsync } from 'fastify'
+import type { ReadModels } from '../../projections/read-models.js'
+import { environmentOf } from '../http/environment-scope.js'
+import { pageOf, paginated } from '../http/pagination.js'
+import { NotFound, ValidationFailed } from '../kernel/errors.js'
+import { personShape } from './person-shape.js'
+import { personForDistinctId } from './read.js'
+import { personKey, type PersonRecord } from './records.js'
+
+export interface PersonRouteDeps {
+  readonly models: ReadModels
+}
+
+const READ = { scopes: ['person:read'] }
+const UUID = /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i
+
+const text = (value: unknown): string | null => (typeof value === 'string' && value !== '' ? value : null)
+
+/** `/persons/`: the environment's persons, newest first, by distinct id or email when asked. */
+export const personRoutes: FastifyPluginAsync<PersonRouteDeps> = async (app, { models }) => {
+  app.get('/persons/', { config: READ }, async (request) => {
+    const environment = await environmentOf(request, models)
+    const query = request.query as Record<string, unknown>
+    const page = pageOf(query)
+    const distinctId = text(query['distinct_id'])
+    if (distinctId !== null) {
+      const person = await personForDistinctId(models, environment.id, distinctId)
+      const found = person ? [person] : []
+      return paginated(request, page, found.length, found.slice(page.offset, page.offset + page.limit).map(personShape))
+    }
+    const email = text(query['email'])
+    const where = { environment_id: environment.id, ...(email !== null ? { 'properties.email': email } : {}) }
+    const [count, persons] = await Promise.all([
+      models.count('persons', where),
+      models.find<PersonRecord>('persons', { where, orderBy: [['created_at', 'desc'], ['id', 'desc']], limit: page.limit, offset: page.offset }),
+    ])
+    return paginated(request, page, count, persons.map(personShape))
+  })
+
+  app.get<{ Params: { id: string } }>('/persons/:id/', { config: READ }, async (request) => {
+    const environment = await environmentOf(request, models)
+    const { id } = request.params
+    let person: PersonRecord | null = null
+    if (UUID.test(id)) {
+      person = await models.get<PersonRecord>('persons', personKey(environment.id, formatUuid(id)))
+    } else if (/^\d+$/.test(id)) {
+      ;[person = null] = await models.find<PersonRecord>('persons', { where: { environment_id: environment.id, id: Number(id) }, limit: 1 })
+    } else {
+      throw new ValidationFailed(
+        `The ID provided does not look like a personID. If you are using a distinctId, please use /persons?distinct_id=${id} instead.`,
+      )
+    }
+    if (!person) throw new NotFound()
+    return personShape(person)
+  })
+}
+
+const formatUuid = (id: string): string => {
+  const hex = id.replace(/-/g, '').toLowerCase()
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`
+}

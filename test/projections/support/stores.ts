@@ -1,0 +1,28 @@
+import type { Test } from 'tap'
+import { SqliteEventLog } from '../../../src/eventlog/sqlite.js'
+import { SqliteReadStore } from '../../../src/readstore/sqlite.js'
+import { events } from '../../../projections/events.js'
+import { groups } from '../../../projections/groups.js'
+import { persons } from '../../../projections/persons.js'
+import { ProjectionSet } from '../../../projections/projection-set.js'
+import { ReadModels } from '../../../projections/read-models.js'
+import { ProjectionRegistry } from '../../../projections/registry.js'
+import { sessions } from '../../../projections/sessions.js'
+
+export const capturedProjectors = [persons, groups, sessions, events]
+
+/** The captured-event projectors running over throwaway SQLite stores. */
+export const capturedWorld = async (t: Test) => {
+  const log = new SqliteEventLog({ path: ':memory:' })
+  const store = new SqliteReadStore({ path: ':memory:' })
+  const registry = new ProjectionRegistry(store)
+  const projections = new ProjectionSet({ log, store, registry, projectors: capturedProjectors })
+  await projections.start()
+  const models = new ReadModels({ store, registry, projectors: capturedProjectors, projections })
+  t.teardown(async () => {
+    await projections.stop()
+    await log.close()
+    await store.close()
+  })
+  return { log, store, registry, projections, models }
+}
