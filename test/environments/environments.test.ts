@@ -144,3 +144,16 @@ t.test('the environment list paginates', async (t) => {
   t.equal(page.body.next, `http://localhost${w.envs}?limit=1&offset=2`)
   t.equal(page.body.previous, `http://localhost${w.envs}?limit=1`)
 })
+
+t.test('a new environment\'s token is accepted by capture at once', async (t) => {
+  const w = await setup(t)
+  const created = await w.api.post(w.envs, { name: 'Fresh' })
+  const captured = await w.app.inject({
+    method: 'POST', url: '/capture/', payload: { api_key: created.body.api_token, event: 'first', distinct_id: 'someone' },
+  })
+  t.equal(captured.statusCode, 200)
+  const { collect } = await import('../support/collect.js')
+  const stored = (await collect(w.log.readAll())).filter((e) => e.type === 'EventsCaptured')
+  t.equal(stored.length, 1)
+  t.equal(stored[0]!.data['environmentId'], created.body.id, 'the event belongs to the new environment')
+})
