@@ -10,5 +10,11 @@ app.post('/capture/', async (request, reply) => {
   if (body === null || typeof body !== 'object') return reply.status(400).send({ status: 400 })
   return reply.header('content-type', 'application/json; charset=utf-8').send('{"status":1}')
 })
+// The decide baseline: the same body parsed, a decide-sized answer sent, nothing evaluated.
+const DECIDE_ANSWER = JSON.stringify({ featureFlags: {}, featureFlagPayloads: {}, errorsWhileComputingFlags: false })
+app.post('/decide/', async (request, reply) => {
+  if (request.body === null || typeof request.body !== 'object') return reply.status(400).send({ status: 400 })
+  return reply.header('content-type', 'application/json; charset=utf-8').send(DECIDE_ANSWER)
+})
 const address = await app.listen({ host: '127.0.0.1', port: 0 })
 process.stdout.write(`${JSON.stringify({ address })}\n`)

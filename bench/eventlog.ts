@@ -9,7 +9,10 @@ export interface Figure {
   readonly name: string
   readonly value: number
   readonly unit: string
+  /** The least acceptable value, when more is better. */
   readonly target?: number
+  /** The most acceptable value, when less is better. */
+  readonly ceiling?: number
 }
 
 /** A ~250-byte event, about the size of a management event with metadata. */

@@ -1,72 +1,8 @@
-import autocannon from 'autocannon'
-import { spawn, type ChildProcess } from 'node:child_process'
-import { createServer } from 'node:net'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import type { Figure } from './eventlog.js'
-
-const MAIN = fileURLToPath(new URL('../src/main.js', import.meta.url))
-const BARE = fileURLToPath(new URL('./bare-server.js', import.meta.url))
-
-interface Server {
-  readonly address: string
-  stop(): Promise<void>
-}
-
-/** A port nothing listens on now. */
-const freePort = (): Promise<number> => new Promise((resolve, reject) => {
-  const probe = createServer()
-  probe.once('error', reject)
-  probe.listen(0, '127.0.0.1', () => {
-    const { port } = probe.address() as { port: number }
-    probe.close(() => resolve(port))
-  })
-})
-
-/** Polls until something answers at `url`. */
-const answering = async (url: string): Promise<void> => {
-  for (let i = 0; i < 200; i++) {
-    if (await fetch(url).then(() => true, () => false)) return
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
-  throw new Error(`nothing answers at ${url}`)
-}
-
-/** Starts a node script in its own process and waits for the address it prints. */
-const startProcess = (args: string[], env: Record<string, string>, known?: string): Promise<Server> => new Promise((resolve, reject) => {
-  const child: ChildProcess = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] })
-  const stop = (): Promise<void> => new Promise((done) => { child.once('exit', () => done()); child.kill('SIGTERM') })
-  if (known !== undefined) answering(`${known}/_health`).then(() => resolve({ address: known, stop }), reject)
-  let output = ''
-  child.stdout!.on('data', (chunk: Buffer) => {
-    output += chunk.toString()
-    const match = /"address":"(http:\/\/[^"]+)"/.exec(output)
-    if (match) {
-      resolve({ address: match[1]!, stop })
-    }
-  })
-  child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited with ${code}: ${output}`)))
-})
-
-const run = (command: string[], env: Record<string, string>): Promise<string> => new Promise((resolve, reject) => {
-  const child = spawn(process.execPath, command, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] })
-  let output = ''
-  child.stdout.on('data', (chunk: Buffer) => { output += chunk.toString() })
-  child.once('exit', (code) => (code === 0 ? resolve(output) : reject(new Error(`${command.join(' ')} exited with ${code}`))))
-})
-
-/** Requests per second that `connections` keep-alive connections get for one POST body. */
-const load = async (url: string, body: string, connections: number, durationMs: number): Promise<number> => {
-  const result = await autocannon({
-    url, method: 'POST', body, connections, duration: Math.max(1, Math.round(durationMs / 1000)),
-    headers: { 'content-type': 'application/json' },
-  })
-  const failed = result.non2xx + result.errors + result.timeouts
-  if (failed > 0) throw new Error(`${url}: ${failed} of ${result.requests.total} requests failed`)
-  return result.requests.average
-}
+import { BARE, MAIN, freePort, load, run, startProcess } from './processes.js'
 
 const event = (token: string | undefined, i: number) => ({
   ...(token === undefined ? {} : { api_key: token }),
