@@ -3,6 +3,7 @@ import { NotFound, PermissionDenied, ValidationFailed } from '../kernel/errors.j
 import { handleCommand, type CommandContext, type CommandResult } from '../kernel/handle-command.js'
 import { randomToken } from '../kernel/ids.js'
 import { allocateId } from '../kernel/sequence.js'
+import { pickDefined } from '../kernel/pick-defined.js'
 import type { Environment } from '../http/environment-scope.js'
 import type { ReadModels } from '../../projections/read-models.js'
 import { dashboardDecider, type DashboardCommand, type TileChange } from './decider.js'
@@ -123,12 +124,7 @@ export interface UpdateDashboardInput extends Omit<CreateDashboardInput, 'use_te
 const tileChanges = async (log: EventLog, tiles: readonly TileInput[], context: CommandContext): Promise<TileChange[]> => {
   const changes: TileChange[] = []
   for (const input of tiles) {
-    const display: Partial<Tile> = {}
-    if (input.color !== undefined) display.color = input.color
-    if (input.layouts !== undefined) display.layouts = input.layouts
-    if (input.deleted !== undefined) display.deleted = input.deleted
-    if (input.show_description !== undefined) display.show_description = input.show_description
-    if (input.transparent_background !== undefined) display.transparent_background = input.transparent_background
+    const display: Partial<Tile> = pickDefined(input, ['color', 'layouts', 'deleted', 'show_description', 'transparent_background'])
     if (input.id !== undefined) changes.push({ kind: 'update', tileId: input.id, changes: display })
     else if (input.text !== undefined) changes.push({ kind: 'add', tile: await textTile(log, input.text.body, context, display) })
     else throw new ValidationFailed('A new tile needs a text card.', 'tiles')
@@ -139,12 +135,7 @@ const tileChanges = async (log: EventLog, tiles: readonly TileInput[], context: 
 export const updateDashboard = async (
   deps: DashboardDeps, dashboard: Dashboard, input: UpdateDashboardInput, actor: Actor, context: CommandContext,
 ): Promise<Dashboard> => {
-  const changes: Partial<DashboardFields> = {}
-  if (input.name !== undefined) changes.name = input.name
-  if (input.description !== undefined) changes.description = input.description
-  if (input.pinned !== undefined) changes.pinned = input.pinned
-  if (input.restriction_level !== undefined) changes.restriction_level = input.restriction_level
-  if (input.filters !== undefined) changes.filters = input.filters
+  const changes: Partial<DashboardFields> = pickDefined(input, ['name', 'description', 'pinned', 'restriction_level', 'filters'])
   if (input.tags !== undefined) changes.tags = normaliseTags(input.tags)
   const tiles = await tileChanges(deps.log, input.tiles ?? [], context)
   return run(deps, dashboard.id, { type: 'UpdateDashboard', actor, changes, deleted: input.deleted, tiles, at: context.now }, context)

@@ -1,6 +1,6 @@
 import type { JsonObject } from '../eventlog/port.js'
 import { assertNever } from '../kernel/errors.js'
-import type { Collaborator, DashboardEvent, Tile } from './events.js'
+import type { Collaborator, DashboardEvent, DashboardFields, Tile } from './events.js'
 
 export interface Sharing extends JsonObject {
   access_token: string
@@ -9,16 +9,9 @@ export interface Sharing extends JsonObject {
 }
 
 /** A dashboard as its events leave it; the read model stores exactly this document. */
-export interface Dashboard extends JsonObject {
+export interface Dashboard extends DashboardFields {
   id: number
   environment_id: number
-  name: string | null
-  description: string
-  pinned: boolean
-  restriction_level: number
-  filters: JsonObject
-  variables: JsonObject
-  tags: string[]
   creation_mode: string
   tiles: Tile[]
   collaborators: Collaborator[]

@@ -7,6 +7,7 @@ import { parseBody, useFormBodies } from '../http/drf.js'
 import { environmentOf } from '../http/environment-scope.js'
 import { pageOf, paginated } from '../http/pagination.js'
 import { NotFound } from '../kernel/errors.js'
+import { pickDefined } from '../kernel/pick-defined.js'
 import { normaliseTags } from '../dashboards/schemas.js'
 import { flagActivity } from './activity.js'
 import { flagStream, type FlagFields } from './events.js'
@@ -65,11 +66,9 @@ export const flagRoutes: FastifyPluginAsync<FlagDeps> = async (app, deps) => {
     const environment = await environmentOf(request, models)
     const flag = await findFlag(models, environment, request.params.id)
     const { deleted, ...input } = parseBody(updateFlagBody, request.body)
-    const changes: Partial<FlagFields> = {}
-    if (input.key !== undefined) changes.key = input.key
+    const changes: Partial<FlagFields> = pickDefined(input, ['key', 'active'])
     if (input.name !== undefined) changes.name = input.name ?? ''
     if (input.filters !== undefined) changes.filters = input.filters as JsonObject
-    if (input.active !== undefined) changes.active = input.active
     if (input.ensure_experience_continuity !== undefined) changes.ensure_experience_continuity = input.ensure_experience_continuity ?? false
     if (input.tags !== undefined) changes.tags = normaliseTags(input.tags)
     return respond(await updateFlag(deps, flag, changes, deleted, commandContext(request)))
