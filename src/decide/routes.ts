@@ -10,7 +10,7 @@ import { CaptureError } from '../ingestion/errors.js'
 import { groupPropertiesFor, groupTypesFor, personPropertiesFor } from '../persons/read.js'
 import type { ReadModels } from '../../projections/read-models.js'
 import { clientIp } from './client-ip.js'
-import { decideConfig, type DecideSettings } from './decide-config.js'
+import { decideConfig, type DecideConfig, type DecideSettings } from './decide-config.js'
 import { evaluateFlags, mergeProperties } from './evaluate.js'
 import { FlagDefinitionCache } from './flag-cache.js'
 import { createGeoip, type Geoip } from './geoip.js'
@@ -45,6 +45,16 @@ export const decideRoutes: FastifyPluginAsync<DecideDeps> = async (app, deps) =>
   const tokens = new TokenResolver(deps)
   const flags = new FlagDefinitionCache(models, (environmentId) => groupTypeMapping(models, environmentId))
   const geoip = deps.geoip ?? createGeoip()
+  // An environment's settings change rarely; decide reads them at most once a second per environment.
+  const configs = new Map<number, { config: DecideConfig; until: number }>()
+  const configOf = async (environmentId: number): Promise<DecideConfig> => {
+    const cached = configs.get(environmentId)
+    if (cached && cached.until > Date.now()) return cached.config
+    const environment = await models.get<JsonObject>('environments', String(environmentId))
+    const config = decideConfig((environment?.['settings'] ?? {}) as DecideSettings)
+    configs.set(environmentId, { config, until: Date.now() + 1000 })
+    return config
+  }
   useRawBodies(app)
   useCaptureCors(app)
   app.setErrorHandler((error, _request, reply) => {
@@ -93,14 +103,12 @@ export const decideRoutes: FastifyPluginAsync<DecideDeps> = async (app, deps) =>
     if (asked.token === null) throw refuse(401, 'authentication_error', 'no_api_key', NO_TOKEN)
     const environmentId = await tokens.resolve(asked.token)
     if (environmentId === null) throw refuse(401, 'authentication_error', 'invalid_api_key', BAD_TOKEN)
-    const environment = await models.get<JsonObject>('environments', String(environmentId))
-    const settings = (environment?.['settings'] ?? {}) as DecideSettings
     let result: EvaluationResult = emptyEvaluation()
     if (request.method === 'POST' && !asked.disableFlags) {
       if (asked.distinctId === null) throw refuse(400, 'validation_error', 'missing_distinct_id', 'Decide requires a distinct_id.')
       result = await evaluate(request, environmentId, { ...asked, distinctId: asked.distinctId })
     }
-    return reply.send(decideBody(routing, result, { config: routing.includeConfig ? decideConfig(settings) : null, requestId: randomUuid() }))
+    return reply.send(decideBody(routing, result, { config: routing.includeConfig ? await configOf(environmentId) : null, requestId: randomUuid() }))
   }
 
   for (const path of ['/decide', '/flags']) {
