@@ -72,6 +72,11 @@ t.test('roles can run in separate processes on the same data', async (t) => {
   t.teardown(() => { api.child.kill('SIGKILL') })
   const projector = spawn(process.execPath, [MAIN, 'serve', '--roles', 'projector,scheduler'], { env: { ...process.env, ...env, LOG_LEVEL: 'warn' }, stdio: 'ignore' })
   t.teardown(() => { projector.kill('SIGKILL') })
-  const me = await fetch(`${api.address}/api/users/@me/`, { headers: { authorization: `Bearer ${init.personal_api_key}` } })
-  t.equal(me.status, 200, 'the API process reads what the projector process built')
+  // The projector process starts from nothing; the API process answers once the keys are projected.
+  let status = 0
+  for (let attempt = 0; attempt < 60 && status !== 200; attempt++) {
+    status = (await fetch(`${api.address}/api/users/@me/`, { headers: { authorization: `Bearer ${init.personal_api_key}` } })).status
+    if (status !== 200) await new Promise((resolve) => setTimeout(resolve, 250))
+  }
+  t.equal(status, 200, 'the API process reads what the projector process built')
 })
