@@ -1,4 +1,4 @@
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify'
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify'
 import type { EventLog } from './eventlog/port.js'
 import type { ReadStore } from './readstore/port.js'
 import type { ProjectionSet } from '../projections/projection-set.js'
@@ -44,7 +44,7 @@ export const buildApp = async (deps: AppDeps): Promise<FastifyInstance> => {
     routerOptions: { ignoreTrailingSlash: true },
     bodyLimit: 20 * 1024 * 1024,
     // Requests are logged by our own hook, so that keys in query strings never reach the logs.
-    disableRequestLogging: true,
+    logController: new LogController({ disableRequestLogging: true }),
   })
   logRequests(app)
   useZod(app)
