@@ -34,20 +34,24 @@ export const flagDecider: Decider<FeatureFlag | null, FlagCommand, FeatureFlagEv
 }
 
 /**
- * Who holds a flag key. `staleHolder` names a holder the caller found to have no flag (a create
- * cut short), whose claim may be taken over.
+ * Who holds a flag key, since when. `staleHolder` names a holder the caller found without a flag
+ * using the key; its claim may be taken over once it is older than any create in flight could be
+ * (a create cut short by a crash), never while that create may still be running.
  */
-export type FlagKeyState = { holder: number | null }
+export type FlagKeyState = { holder: number | null; claimedAt: string | null }
+
+/** A claim whose flag has not appeared within this time belongs to a create that will not finish. */
+export const ABANDONED_CLAIM_MS = 60_000
 export type FlagKeyCommand =
   | { type: 'ClaimKey'; flagId: number; staleHolder: number | null; at: string }
   | { type: 'ReleaseKey'; flagId: number; at: string }
 
 export const flagKeyDecider: Decider<FlagKeyState, FlagKeyCommand, FlagKeyEvent> = {
-  initialState: () => ({ holder: null }),
+  initialState: () => ({ holder: null, claimedAt: null }),
   evolve: (state, event) => {
     switch (event.type) {
-      case 'FlagKeyClaimed': return { holder: event.data.flagId }
-      case 'FlagKeyReleased': return state.holder === event.data.flagId ? { holder: null } : state
+      case 'FlagKeyClaimed': return { holder: event.data.flagId, claimedAt: event.data.at }
+      case 'FlagKeyReleased': return state.holder === event.data.flagId ? { holder: null, claimedAt: null } : state
       default: return assertNever(event)
     }
   },
@@ -55,7 +59,11 @@ export const flagKeyDecider: Decider<FlagKeyState, FlagKeyCommand, FlagKeyEvent>
     switch (command.type) {
       case 'ClaimKey':
         if (state.holder === command.flagId) return []
-        if (state.holder !== null && state.holder !== command.staleHolder) throw new ValidationFailed('There is already a feature flag with this key.', 'key')
+        if (state.holder !== null) {
+          const abandoned = state.holder === command.staleHolder &&
+            Date.parse(command.at) - Date.parse(state.claimedAt ?? command.at) > ABANDONED_CLAIM_MS
+          if (!abandoned) throw new ValidationFailed('There is already a feature flag with this key.', 'key')
+        }
         return [{ type: 'FlagKeyClaimed', data: { flagId: command.flagId, at: command.at } }]
       case 'ReleaseKey':
         return state.holder === command.flagId ? [{ type: 'FlagKeyReleased', data: { flagId: command.flagId, at: command.at } }] : []

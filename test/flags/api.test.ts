@@ -115,7 +115,7 @@ t.test('the activity log records each change', async (t) => {
 t.test('concurrent creates of one key: exactly one wins', async (t) => {
   const { api, base } = await setup(t)
   const responses = await Promise.all(Array.from({ length: 8 }, () => api.post(base, { key: 'race', filters: rollout(1) })))
-  t.equal(responses.filter((r) => r.status === 201).length, 1)
+  t.equal(responses.filter((r) => r.status === 201).length, 1, JSON.stringify(responses.map((r) => [r.status, r.body?.detail])))
   t.equal(responses.filter((r) => r.status === 400).length, 7)
   t.equal((await api.get(`${base}?search=race`)).body.count, 1)
 })
