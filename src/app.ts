@@ -17,6 +17,7 @@ import { collaboratorRoutes } from './dashboards/collaborator-routes.js'
 import { dashboardRoutes } from './dashboards/routes.js'
 import { sharedViewRoutes, sharingRoutes } from './dashboards/sharing-routes.js'
 import { ingestRoutes } from './ingestion/routes.js'
+import { TokenResolver } from './ingestion/environments.js'
 import { decideRoutes } from './decide/routes.js'
 import { localEvaluationRoutes } from './decide/local-evaluation.js'
 import { eventRoutes } from './persons/event-routes.js'
@@ -60,8 +61,9 @@ export const buildApp = async (deps: AppDeps): Promise<FastifyInstance> => {
     await app.register(localEvaluationRoutes, deps)
   }
   if (deps.roles.includes('ingest')) {
-    await app.register(ingestRoutes, deps)
-    await app.register(decideRoutes, deps)
+    const tokens = new TokenResolver(deps)
+    await app.register(ingestRoutes, { ...deps, tokens })
+    await app.register(decideRoutes, { ...deps, tokens })
   }
   return app
 }

@@ -24,6 +24,8 @@ export interface DecideDeps {
   readonly models: ReadModels
   /** Shared so tests and the process can reuse one loaded database. */
   readonly geoip?: Geoip
+  /** The token cache capture uses too; a fresh one when not given. */
+  readonly tokens?: TokenResolver
 }
 
 const NO_TOKEN = 'No project API key provided. You can find your project API key in PostHog project settings.'
@@ -42,7 +44,7 @@ const groupTypeMapping = async (models: ReadModels, environmentId: number): Prom
  */
 export const decideRoutes: FastifyPluginAsync<DecideDeps> = async (app, deps) => {
   const { models } = deps
-  const tokens = new TokenResolver(deps)
+  const tokens = deps.tokens ?? new TokenResolver(deps)
   const flags = new FlagDefinitionCache(models, (environmentId) => groupTypeMapping(models, environmentId))
   const geoip = deps.geoip ?? createGeoip()
   // An environment's settings change rarely; decide reads them at most once a second per environment.

@@ -9,6 +9,8 @@ import { TokenResolver } from './environments.js'
 export interface IngestDeps {
   readonly log: EventLog
   readonly models: ReadModels
+  /** One token cache for every public endpoint of the process; a fresh one when not given. */
+  readonly tokens?: TokenResolver
 }
 
 const MiB = 1024 * 1024
@@ -47,7 +49,7 @@ const toCaptureError = (error: unknown): CaptureError => {
 
 /** `/capture/`, `/batch/` and PostHog's other capture paths, with CORS and PostHog's error bodies. */
 export const ingestRoutes: FastifyPluginAsync<IngestDeps> = async (app, deps) => {
-  const tokens = new TokenResolver(deps)
+  const tokens = deps.tokens ?? new TokenResolver(deps)
   useRawBodies(app)
   useCaptureCors(app)
   app.setErrorHandler((error, request, reply) => {
