@@ -51,6 +51,15 @@ export class ReadModels {
   }
 
   /**
+   * Read-your-writes: the document as it stands once its projector has applied `position` (the
+   * position of the command's last event; null when the command changed nothing).
+   */
+  async settled<T extends JsonObject = JsonObject>(position: Position | null, collection: string, id: string): Promise<T | null> {
+    if (position) await this.waitFor(position, [collection])
+    return this.get<T>(collection, id)
+  }
+
+  /**
    * Waits until the projectors owning `collections` have applied everything up to `position`;
    * resolves false after `timeoutMs` so a caller can answer anyway.
    */

@@ -1,10 +1,8 @@
 import { z } from 'zod'
 import { drfBoolean, drfInteger } from '../http/drf.js'
-import type { JsonObject } from '../eventlog/port.js'
+import { type JsonObject, isJsonObject } from '../eventlog/port.js'
 
-const isObject = (value: unknown): value is JsonObject => value !== null && typeof value === 'object' && !Array.isArray(value)
-
-const filters = z.custom<JsonObject>(isObject, { error: 'Filters must be a dictionary' })
+const filters = z.custom<JsonObject>(isJsonObject, { error: 'Filters must be a dictionary' })
 const restrictionLevel = z.preprocess(
   (value) => (typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value),
   z.literal([21, 37]),
@@ -33,7 +31,7 @@ const tileInput = z.object({
   id: drfInteger.optional(),
   text: z.object({ body: z.string().max(4000) }).optional(),
   color: z.string().nullable().optional(),
-  layouts: z.custom<JsonObject>(isObject, { error: 'Layouts must be a dictionary' }).optional(),
+  layouts: z.custom<JsonObject>(isJsonObject, { error: 'Layouts must be a dictionary' }).optional(),
   deleted: drfBoolean.optional(),
   show_description: drfBoolean.nullable().optional(),
   transparent_background: drfBoolean.nullable().optional(),

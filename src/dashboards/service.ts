@@ -1,13 +1,13 @@
 import type { EventLog } from '../eventlog/port.js'
 import { NotFound, PermissionDenied, ValidationFailed } from '../kernel/errors.js'
-import { handleCommand, type CommandContext, type CommandResult } from '../kernel/handle-command.js'
+import { handleCommand, type CommandContext } from '../kernel/handle-command.js'
 import { randomToken } from '../kernel/ids.js'
 import { allocateId } from '../kernel/sequence.js'
 import { pickDefined } from '../kernel/pick-defined.js'
 import type { Environment } from '../http/environment-scope.js'
 import type { ReadModels } from '../../projections/read-models.js'
 import { dashboardDecider, type DashboardCommand, type TileChange } from './decider.js'
-import { dashboardStream, type DashboardEvent, type DashboardFields, type Tile } from './events.js'
+import { dashboardStream, type DashboardFields, type Tile } from './events.js'
 import { canEdit, type Actor } from './permissions.js'
 import { normaliseTags, type TileInput } from './schemas.js'
 import type { Dashboard } from './state.js'
@@ -35,9 +35,8 @@ export const liveDashboard = async (models: ReadModels, environment: Environment
 
 /** Runs a dashboard command and answers with the read model once it reflects the command. */
 const run = async (deps: DashboardDeps, id: number, command: DashboardCommand, context: CommandContext): Promise<Dashboard> => {
-  const result: CommandResult<Dashboard | null, DashboardEvent> = await handleCommand(deps.log, dashboardDecider, dashboardStream(id), command, context)
-  if (result.position) await deps.models.waitFor(result.position, ['dashboards'])
-  const dashboard = await deps.models.get<Dashboard>('dashboards', String(id))
+  const result = await handleCommand(deps.log, dashboardDecider, dashboardStream(id), command, context)
+  const dashboard = await deps.models.settled<Dashboard>(result.position, 'dashboards', String(id))
   if (!dashboard) throw new NotFound()
   return dashboard
 }

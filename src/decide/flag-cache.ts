@@ -1,6 +1,7 @@
 import type { ReadModels } from '../../projections/read-models.js'
 import type { FlagSetVersion } from '../../projections/feature-flags.js'
 import type { FeatureFlag } from '../flags/state.js'
+import { groupTypesFor } from '../persons/read.js'
 import { compileFlags, type CompiledFlagSet } from './compile.js'
 import type { FlagDefinition, FlagDefinitionSet } from './definitions.js'
 
@@ -30,6 +31,10 @@ interface Entry extends EnvironmentFlags {
   readonly stamp: string
 }
 
+/** An environment's group types as the engine and the local-evaluation payload name them: index → name. */
+export const groupTypeMapping = async (models: ReadModels, environmentId: number): Promise<GroupTypeMapping> =>
+  Object.fromEntries((await groupTypesFor(models, environmentId)).map((type) => [String(type.group_type_index), type.group_type]))
+
 /**
  * Each environment's flag definitions, compiled once and held in memory by the process that
  * serves decide. A request costs one point read of the environment's flag-set version (kept by
@@ -40,12 +45,12 @@ export class FlagDefinitionCache {
   private readonly entries = new Map<number, Entry>()
   private readonly loading = new Map<number, Promise<Entry>>()
 
-  constructor(private readonly models: ReadModels, private readonly groupTypes: (environmentId: number) => Promise<GroupTypeMapping>) {}
+  constructor(private readonly models: ReadModels) {}
 
   async forEnvironment(environmentId: number): Promise<EnvironmentFlags> {
     const [version, mapping] = await Promise.all([
       this.models.get<FlagSetVersion>('flag_set_versions', String(environmentId)),
-      this.groupTypes(environmentId),
+      groupTypeMapping(this.models, environmentId),
     ])
     const stamp = `${version?.version ?? 0}|${JSON.stringify(mapping)}`
     const cached = this.entries.get(environmentId)

@@ -3,7 +3,6 @@ import type { JsonObject } from '../eventlog/port.js'
 import { principalOf } from '../auth/authenticate.js'
 import { PermissionDenied, NotFound } from '../kernel/errors.js'
 import type { Environment } from '../http/environment-scope.js'
-import { groupTypesFor } from '../persons/read.js'
 import type { ReadModels } from '../../projections/read-models.js'
 import { FlagDefinitionCache } from './flag-cache.js'
 
@@ -13,8 +12,7 @@ import { FlagDefinitionCache } from './flag-cache.js'
  * caller's first.
  */
 export const localEvaluationRoutes: FastifyPluginAsync<{ models: ReadModels }> = async (app, { models }) => {
-  const flags = new FlagDefinitionCache(models, async (environmentId) =>
-    Object.fromEntries((await groupTypesFor(models, environmentId)).map((type) => [String(type.group_type_index), type.group_type])))
+  const flags = new FlagDefinitionCache(models)
 
   app.get('/api/feature_flag/local_evaluation', { config: { scopes: ['feature_flag:read'] } }, async (request) => {
     const { user } = principalOf(request)

@@ -1,4 +1,5 @@
 import type { Properties } from './match-context.js'
+import { isJsonObject } from '../eventlog/port.js'
 
 /** What a decide request asks, read from its decoded body (and query) with PostHog's aliases. */
 export interface DecideRequest {
@@ -13,7 +14,6 @@ export interface DecideRequest {
   readonly flagKeys: readonly string[] | null
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value)
 
 const either = (source: Record<string, unknown>, ...names: string[]): unknown => {
   for (const name of names) if (source[name] !== undefined && source[name] !== null) return source[name]
@@ -29,8 +29,8 @@ const flag = (value: unknown): boolean => value === true || value === 'true' || 
 const MAX_DISTINCT_ID = 200
 
 export const readDecideRequest = (body: unknown, query: unknown): DecideRequest => {
-  const fields = isObject(body) ? body : {}
-  const params = isObject(query) ? query : {}
+  const fields = isJsonObject(body) ? body : {}
+  const params = isJsonObject(query) ? query : {}
   const token = text(either(fields, 'token', '$token', 'api_key')) ?? text(either(params, 'token', 'api_key'))
   const distinctId = text(either(fields, 'distinct_id', '$distinct_id'))
   const groupProperties = either(fields, 'group_properties', '$group_properties')
@@ -39,10 +39,10 @@ export const readDecideRequest = (body: unknown, query: unknown): DecideRequest 
   return {
     token: token === '' ? null : token,
     distinctId: distinctId === null ? null : distinctId.slice(0, MAX_DISTINCT_ID),
-    groups: isObject(either(fields, 'groups', '$groups')) ? either(fields, 'groups', '$groups') as Record<string, unknown> : {},
-    personProperties: isObject(personProperties) ? personProperties : null,
-    groupProperties: isObject(groupProperties)
-      ? Object.fromEntries(Object.entries(groupProperties).filter(([, v]) => isObject(v))) as Record<string, Properties>
+    groups: isJsonObject(either(fields, 'groups', '$groups')) ? either(fields, 'groups', '$groups') as Record<string, unknown> : {},
+    personProperties: isJsonObject(personProperties) ? personProperties : null,
+    groupProperties: isJsonObject(groupProperties)
+      ? Object.fromEntries(Object.entries(groupProperties).filter(([, v]) => isJsonObject(v))) as Record<string, Properties>
       : {},
     anonDistinctId: text(either(fields, '$anon_distinct_id', 'anon_distinct_id')),
     geoipDisable: flag(either(fields, 'geoip_disable', '$geoip_disable')),

@@ -7,7 +7,7 @@ import { answerPreflight, useCaptureCors } from '../ingestion/cors.js'
 import { TokenResolver } from '../ingestion/environments.js'
 import { useRawBodies } from '../ingestion/routes.js'
 import { CaptureError } from '../ingestion/errors.js'
-import { groupPropertiesFor, groupTypesFor, personPropertiesFor } from '../persons/read.js'
+import { groupPropertiesFor, personPropertiesFor } from '../persons/read.js'
 import type { ReadModels } from '../../projections/read-models.js'
 import { clientIp } from './client-ip.js'
 import { decideConfig, type DecideConfig, type DecideSettings } from './decide-config.js'
@@ -34,10 +34,6 @@ const BAD_TOKEN = 'Project API key invalid. You can find your project API key in
 const refuse = (status: number, type: 'authentication_error' | 'validation_error', code: string, detail: string) =>
   new DomainError(status, type, code, detail)
 
-/** The environment's mapping from group type index to name, as the engine wants it. */
-const groupTypeMapping = async (models: ReadModels, environmentId: number): Promise<Record<string, string>> =>
-  Object.fromEntries((await groupTypesFor(models, environmentId)).map((type) => [String(type.group_type_index), type.group_type]))
-
 /**
  * `/decide` (v1–v4) and `/flags` (v1, v2): flag values for one distinct id, from the flag,
  * person and group read models, overridden by what the request sends.
@@ -45,7 +41,7 @@ const groupTypeMapping = async (models: ReadModels, environmentId: number): Prom
 export const decideRoutes: FastifyPluginAsync<DecideDeps> = async (app, deps) => {
   const { models } = deps
   const tokens = deps.tokens ?? new TokenResolver(deps)
-  const flags = new FlagDefinitionCache(models, (environmentId) => groupTypeMapping(models, environmentId))
+  const flags = new FlagDefinitionCache(models)
   const geoip = deps.geoip ?? createGeoip()
   // An environment's settings change rarely; decide reads them at most once a second per environment.
   const configs = new Map<number, { config: DecideConfig; until: number }>()

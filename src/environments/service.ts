@@ -14,8 +14,7 @@ export interface EnvironmentDeps {
 }
 
 const settled = async (deps: EnvironmentDeps, id: number, position: Parameters<ReadModels['waitFor']>[0] | null): Promise<Environment> => {
-  if (position) await deps.models.waitFor(position, ['environments'])
-  const environment = await deps.models.get<Environment>('environments', String(id))
+  const environment = await deps.models.settled<Environment>(position, 'environments', String(id))
   if (!environment) throw new NotFound()
   return environment
 }

@@ -24,6 +24,10 @@ export type ActualRevision = 'no_stream' | bigint
 
 export type JsonObject = { [key: string]: unknown }
 
+/** A JSON object: not null, not an array. */
+export const isJsonObject = (value: unknown): value is JsonObject =>
+  value !== null && typeof value === 'object' && !Array.isArray(value)
+
 export interface EventData {
   /** A UUID. Retrying an append with the same ids is recognised and not written twice. */
   readonly id: string

@@ -40,8 +40,7 @@ const releaseKey = (log: EventLog, environmentId: number, key: string, flagId: n
 
 const run = async (deps: FlagDeps, id: number, command: FlagCommand, context: CommandContext): Promise<FeatureFlag> => {
   const result = await handleCommand(deps.log, flagDecider, flagStream(id), command, context)
-  if (result.position) await deps.models.waitFor(result.position, ['feature_flags'])
-  const flag = await deps.models.get<FeatureFlag>('feature_flags', String(id))
+  const flag = await deps.models.settled<FeatureFlag>(result.position, 'feature_flags', String(id))
   if (!flag) throw new NotFound()
   return flag
 }

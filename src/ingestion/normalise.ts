@@ -1,4 +1,4 @@
-import type { JsonObject } from '../eventlog/port.js'
+import { type JsonObject, isJsonObject } from '../eventlog/port.js'
 import { canonicalJson } from '../kernel/canonical-json.js'
 import { newEventId } from '../kernel/ids.js'
 import type { CapturedEvent } from './captured-event.js'
@@ -25,8 +25,6 @@ export interface RequestContext {
 const MAX_DISTINCT_ID_CHARS = 200
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
-const isObject = (value: unknown): value is JsonObject =>
-  value !== null && typeof value === 'object' && !Array.isArray(value)
 
 /**
  * PostHog accepts any JSON value as a distinct id: strings as they are, anything else as JSON
@@ -37,7 +35,7 @@ export const distinctIdOf = (raw: RawEvent): string | null => {
   if (value === undefined || value === null) value = raw['$distinct_id']
   if (value === undefined || value === null) {
     const properties = raw['properties']
-    value = isObject(properties) ? properties['distinct_id'] : undefined
+    value = isJsonObject(properties) ? properties['distinct_id'] : undefined
   }
   if (value === undefined || value === null) return null
   let text = typeof value === 'string' ? value : typeof value === 'object' ? canonicalJson(value) : String(value)
@@ -58,7 +56,7 @@ export const normaliseEvent = (raw: RawEvent, context: RequestContext): Normalis
   if (distinctId === '') return { ok: false, drop: 'empty_distinct_id' }
 
   const sentProperties = raw['properties']
-  if (sentProperties !== undefined && sentProperties !== null && !isObject(sentProperties)) {
+  if (sentProperties !== undefined && sentProperties !== null && !isJsonObject(sentProperties)) {
     throw parsingFailed('event properties must be a JSON object')
   }
   const properties: JsonObject = sentProperties ?? {}
@@ -80,8 +78,8 @@ export const normaliseEvent = (raw: RawEvent, context: RequestContext): Normalis
       distinct_id: distinctId,
       timestamp: ms === context.now ? context.nowIso : new Date(ms).toISOString(),
       properties,
-      set: isObject(set) ? set : null,
-      set_once: isObject(setOnce) ? setOnce : null,
+      set: isJsonObject(set) ? set : null,
+      set_once: isJsonObject(setOnce) ? setOnce : null,
       // Events marked capture_internal come from PostHog's own services, which PostHog records as local.
       ip: properties['capture_internal'] !== undefined ? '127.0.0.1' : context.ip,
       now: context.nowIso,

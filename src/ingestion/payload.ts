@@ -1,4 +1,4 @@
-import type { JsonObject } from '../eventlog/port.js'
+import { type JsonObject, isJsonObject } from '../eventlog/port.js'
 import { emptyBatch, parsingFailed } from './errors.js'
 
 /** One event as a client sent it, before normalisation. */
@@ -15,11 +15,9 @@ export interface CaptureRequest {
   readonly sentAt: unknown
 }
 
-const isObject = (value: unknown): value is JsonObject =>
-  value !== null && typeof value === 'object' && !Array.isArray(value)
 
 const eventsOf = (items: unknown[]): RawEvent[] => {
-  for (const item of items) if (!isObject(item)) throw parsingFailed('every event must be a JSON object')
+  for (const item of items) if (!isJsonObject(item)) throw parsingFailed('every event must be a JSON object')
   return items as RawEvent[]
 }
 
@@ -32,7 +30,7 @@ export const readCaptureRequest = (json: unknown, options: { engage?: boolean } 
   let request: CaptureRequest
   if (Array.isArray(json)) {
     request = { shape: 'array', events: eventsOf(json), batchToken: undefined, historicalMigration: false, sentAt: undefined }
-  } else if (isObject(json) && Array.isArray(json['batch'])) {
+  } else if (isJsonObject(json) && Array.isArray(json['batch'])) {
     request = {
       shape: 'batch',
       events: eventsOf(json['batch']),
@@ -40,7 +38,7 @@ export const readCaptureRequest = (json: unknown, options: { engage?: boolean } 
       historicalMigration: json['historical_migration'] === true,
       sentAt: json['sent_at'],
     }
-  } else if (isObject(json)) {
+  } else if (isJsonObject(json)) {
     const event = options.engage && (json['event'] === undefined || json['event'] === null) ? { ...json, event: '$identify' } : json
     request = { shape: 'single', events: [event], batchToken: undefined, historicalMigration: false, sentAt: undefined }
   } else {

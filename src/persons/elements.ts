@@ -1,5 +1,4 @@
-import type { JsonObject } from '../eventlog/port.js'
-import { isObject } from './json.js'
+import { type JsonObject, isJsonObject } from '../eventlog/port.js'
 
 /** One autocaptured element, as PostHog's events API lists it. */
 export interface Element extends JsonObject {
@@ -47,7 +46,7 @@ export const elementsChainOf = (properties: JsonObject): string => {
   const chain = properties['$elements_chain']
   if (typeof chain === 'string') return chain
   const elements = properties['$elements']
-  return Array.isArray(elements) ? elements.filter(isObject).map(elementString).join(';') : ''
+  return Array.isArray(elements) ? elements.filter(isJsonObject).map(elementString).join(';') : ''
 }
 
 const SPLIT_CHAIN = /(?:[^\s;"]|"(?:\\.|[^"])*")+/g

@@ -4,7 +4,7 @@ import type { JsonObject } from '../eventlog/port.js'
 import { parseElementsChain } from './elements.js'
 import { groupIndexProperties, type GroupTypeMapping } from './groups.js'
 import { personForDistinctId } from './read.js'
-import { pythonIsoFormat } from './timestamps.js'
+import { pythonIsoFormat } from '../http/timestamps.js'
 
 const PERSON_SUMMARY_KEYS = ['email', 'name', 'username']
 

@@ -6,7 +6,7 @@ import { pageOf, paginated } from '../http/pagination.js'
 import { NotFound, ValidationFailed } from '../kernel/errors.js'
 import type { GroupRecord } from './groups.js'
 import { groupFor, groupTypesFor } from './read.js'
-import { drfDateTime } from './timestamps.js'
+import { apiTime } from '../http/timestamps.js'
 
 export interface GroupRouteDeps {
   readonly models: ReadModels
@@ -18,7 +18,7 @@ export const groupShape = (group: GroupRecord): JsonObject => ({
   group_type_index: group.group_type_index,
   group_key: group.group_key,
   group_properties: group.group_properties,
-  created_at: drfDateTime(group.created_at),
+  created_at: apiTime(group.created_at),
 })
 
 const groupTypeIndexOf = (query: Record<string, unknown>): number => {
@@ -82,7 +82,7 @@ export const groupRoutes: FastifyPluginAsync<GroupRouteDeps> = async (app, { mod
       name_plural: null,
       detail_dashboard: null,
       default_columns: null,
-      created_at: drfDateTime(type.created_at),
+      created_at: apiTime(type.created_at),
     }))
   })
 }

@@ -1,5 +1,5 @@
-import type { JsonObject } from '../eventlog/port.js'
-import { isObject, jsonEqual, sanitise } from './json.js'
+import { type JsonObject, isJsonObject } from '../eventlog/port.js'
+import { jsonEqual, sanitise } from './json.js'
 import type { NormalisedEvent } from './normalise.js'
 
 export const MAX_GROUP_TYPES = 5
@@ -60,7 +60,7 @@ export const resolveGroupType = (mapping: GroupTypeMapping, groupType: string, t
 /** The `$group_<index>` properties an event's `$groups` stands for, under a known mapping. */
 export const groupIndexProperties = (groups: unknown, mapping: GroupTypeMapping): JsonObject => {
   const out: JsonObject = {}
-  if (!isObject(groups)) return out
+  if (!isJsonObject(groups)) return out
   for (const [type, key] of Object.entries(groups)) {
     const index = mapping.types.find((known) => known.group_type === type)?.group_type_index
     if (index !== undefined && key !== null && key !== undefined) out[`$group_${index}`] = key
@@ -82,7 +82,7 @@ export const groupIdentifyOf = (event: NormalisedEvent): GroupIdentify | null =>
   const key = properties['$group_key']
   if (type === undefined || type === null || type === '' || key === undefined || key === null || key === '') return null
   const groupSet = properties['$group_set']
-  return { groupType: String(type), groupKey: sanitise(String(key)), groupSet: isObject(groupSet) ? groupSet : {} }
+  return { groupType: String(type), groupKey: sanitise(String(key)), groupSet: isJsonObject(groupSet) ? groupSet : {} }
 }
 
 /**
@@ -122,7 +122,7 @@ export interface GroupEffects {
 export const groupEffectsOf = (event: NormalisedEvent, mapping: GroupTypeMapping): GroupEffects => {
   let current = mapping
   const groups = event.properties['$groups']
-  if (isObject(groups)) {
+  if (isJsonObject(groups)) {
     for (const [type, key] of Object.entries(groups)) {
       if (key !== null && key !== undefined) current = resolveGroupType(current, type, event.timestamp).mapping
     }

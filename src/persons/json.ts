@@ -1,7 +1,4 @@
-import type { JsonObject } from '../eventlog/port.js'
-
-export const isObject = (value: unknown): value is JsonObject =>
-  value !== null && typeof value === 'object' && !Array.isArray(value)
+import { type JsonObject, isJsonObject } from '../eventlog/port.js'
 
 /** Deep equality of JSON values: what "the value differs" means for a property update. */
 export const jsonEqual = (a: unknown, b: unknown): boolean => {
@@ -26,7 +23,7 @@ export const copyOf = (object: JsonObject): JsonObject => {
 
 /** A copy of `base` with `overrides` on top (or `base` itself when `overrides` is not an object). */
 export const overlay = (base: JsonObject, overrides: unknown): JsonObject => {
-  if (!isObject(overrides)) return base
+  if (!isJsonObject(overrides)) return base
   const out = copyOf(base)
   for (const key in overrides) out[key] = overrides[key]
   return out

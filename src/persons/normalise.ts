@@ -1,6 +1,6 @@
-import type { JsonObject } from '../eventlog/port.js'
+import { type JsonObject, isJsonObject } from '../eventlog/port.js'
 import type { CapturedEvent } from '../ingestion/captured-event.js'
-import { copyOf, isObject, overlay, sanitise } from './json.js'
+import { copyOf, overlay, sanitise } from './json.js'
 
 /** A captured event after PostHog's normalisation, as person, group, session and event processing read it. */
 export interface NormalisedEvent {
@@ -28,7 +28,7 @@ const PERSON_ONLY_EVENTS = new Set(['$identify', '$create_alias', '$merge_danger
 const MAX_DISTINCT_ID_LENGTH = 400
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/
 
-const objectOr = (value: unknown): JsonObject => (isObject(value) ? value : {})
+const objectOr = (value: unknown): JsonObject => (isJsonObject(value) ? value : {})
 
 /** Adds the lifted properties under `$set` and `$set_once`; what the event set itself wins. */
 const liftProperties = (properties: JsonObject): void => {
@@ -57,7 +57,7 @@ const timestampOf = (captured: CapturedEvent): string => {
 const invalidGroupSet = (event: string, properties: JsonObject): boolean => {
   if (event !== '$groupidentify') return false
   const groupSet = properties['$group_set']
-  return groupSet !== undefined && groupSet !== null && !isObject(groupSet)
+  return groupSet !== undefined && groupSet !== null && !isJsonObject(groupSet)
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { JsonObject } from '../eventlog/port.js'
 import type { PersonRecord } from './records.js'
-import { drfDateTime } from './timestamps.js'
+import { apiTime } from '../http/timestamps.js'
 
 /** Distinct ids that look generated (UUID-like: five dash-separated groups) count as anonymous. */
 const ANONYMOUS_ID = /^([a-z0-9]+-){4}[a-z0-9]+$/
@@ -29,7 +29,7 @@ export const personShape = (person: PersonRecord): JsonObject => ({
   name: personName(person),
   distinct_ids: listedDistinctIds(person.distinct_ids),
   properties: person.properties,
-  created_at: drfDateTime(person.created_at),
+  created_at: apiTime(person.created_at),
   uuid: person.uuid,
   is_identified: person.is_identified,
 })

@@ -1,5 +1,5 @@
-import type { JsonObject } from '../eventlog/port.js'
-import { copyOf, isObject, jsonEqual, overlay } from './json.js'
+import { type JsonObject, isJsonObject } from '../eventlog/port.js'
+import { copyOf, jsonEqual, overlay } from './json.js'
 import { LIFTED_PROPERTIES, type NormalisedEvent } from './normalise.js'
 
 /** What one event asks of its person's properties. */
@@ -17,7 +17,7 @@ const NO_PERSON_PROPERTY_EVENTS = new Set(['$groupidentify'])
 /** `$unset` is a list of keys, or an object whose keys are meant. */
 const unsetKeys = (value: unknown): string[] => {
   if (Array.isArray(value)) return value.filter((key) => typeof key === 'string')
-  return isObject(value) ? Object.keys(value) : []
+  return isJsonObject(value) ? Object.keys(value) : []
 }
 
 export const operationsOf = (event: NormalisedEvent): PropertyOperations => {
@@ -27,7 +27,7 @@ export const operationsOf = (event: NormalisedEvent): PropertyOperations => {
   const setOnce = properties['$set_once']
   const unset = properties['$unset']
   if (set === undefined && setOnce === undefined && unset === undefined) return NONE
-  return { set: isObject(set) ? set : {}, setOnce: isObject(setOnce) ? setOnce : {}, unset: unsetKeys(unset) }
+  return { set: isJsonObject(set) ? set : {}, setOnce: isJsonObject(setOnce) ? setOnce : {}, unset: unsetKeys(unset) }
 }
 
 /** A new person's properties: `$set` beats `$set_once`; `$unset` does not apply on creation. */

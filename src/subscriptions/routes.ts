@@ -51,8 +51,7 @@ export const subscriptionRoutes: FastifyPluginAsync<SubscriptionDeps> = async (a
   const respond = async (subscription: Subscription) => subscriptionJson(subscription, await basicUsers(models, [subscription.created_by]))
   const run = async (id: number, command: SubscriptionCommand, context: CommandContext): Promise<Subscription> => {
     const result = await handleCommand(deps.log, subscriptionDecider, subscriptionStream(id), command, context)
-    if (result.position) await models.waitFor(result.position, ['subscriptions'])
-    const subscription = await models.get<Subscription>('subscriptions', String(id))
+    const subscription = await models.settled<Subscription>(result.position, 'subscriptions', String(id))
     if (!subscription) throw new NotFound()
     return subscription
   }
