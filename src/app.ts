@@ -7,6 +7,7 @@ import { accountRoutes } from './accounts/routes.js'
 import { useAuth } from './auth/authenticate.js'
 import { useErrorHandling } from './http/errors.js'
 import { healthRoutes } from './http/health.js'
+import { boundJsonDepth } from './http/json-depth.js'
 import { logRequests } from './http/request-log.js'
 import { useZod } from './http/zod.js'
 import { registerEnvironmentScoped } from './http/environment-scope.js'
@@ -49,6 +50,7 @@ export const buildApp = async (deps: AppDeps): Promise<FastifyInstance> => {
   })
   logRequests(app)
   useZod(app)
+  boundJsonDepth(app)
   useErrorHandling(app)
   useAuth(app, deps)
   await app.register(healthRoutes, deps)

@@ -38,6 +38,7 @@ export const startService = async (config: Config, roles: readonly Role[], logge
       onError: (projection, error, fatal) => fatal
         ? logger.error({ projection, err: error }, 'projection stopped')
         : logger.warn({ projection, err: error }, 'projection failed to advance; retrying'),
+      onQuarantine: (projection, record) => logger.error({ projection, quarantined: record }, 'event quarantined: the projection skipped it'),
     })
     : undefined
   await projections?.start()
