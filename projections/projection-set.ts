@@ -1,4 +1,4 @@
-import { positionFromString, positionToString, type EventLog } from '../src/eventlog/port.js'
+import { positionFromString, positionToString, type EventLog, type Position } from '../src/eventlog/port.js'
 import type { ReadStore } from '../src/readstore/port.js'
 import { lagBehind, type Build } from './names.js'
 import type { Projector } from './projector.js'
@@ -21,6 +21,25 @@ export interface ProjectionStatus {
   readonly stalled: boolean
 }
 
+/** One projection's build as the rest of the service sees it: something to wait on. */
+export interface ProjectionHandle {
+  /** Resolves true once everything up to `position` is applied, false after `timeoutMs` or a failure. */
+  waitFor(position: Position, timeoutMs: number): Promise<boolean>
+}
+
+/**
+ * The projections a process runs, wherever they run (this thread or worker threads): what
+ * queries wait on, what health reports, what an operator asks to rebuild.
+ */
+export interface Projections {
+  start(): Promise<void>
+  stop(): Promise<void>
+  status(): Promise<Record<string, ProjectionStatus>>
+  quarantined(): Promise<QuarantinedEvent[]>
+  rebuild(name: string): Promise<void>
+  activeRunner(name: string): ProjectionHandle | null
+}
+
 export interface ProjectionSetOptions {
   readonly log: EventLog
   readonly store: ReadStore
@@ -32,6 +51,8 @@ export interface ProjectionSetOptions {
   readonly onQuarantine?: (projector: string, record: QuarantinedEvent) => void
   /** How long a projection behind the head may go without advancing before it counts as stalled. Default 15 s. */
   readonly stallAfterMs?: number
+  /** Each time a projection's active build has applied events up to a new position. */
+  readonly onAdvance?: (projector: string, position: Position) => void
 }
 
 interface Slot {
@@ -50,7 +71,7 @@ interface Slot {
  * rebuild began. When a projector's code version changed, the old build cannot be kept current
  * (its code is gone), so `start` waits until the new version has caught up before returning.
  */
-export class ProjectionSet {
+export class ProjectionSet implements Projections {
   private readonly slots = new Map<string, Slot>()
   private readonly switches = new Set<Promise<void>>()
   private stopped = false
@@ -140,6 +161,9 @@ export class ProjectionSet {
       ...(projector.batchSize ? { batchSize: projector.batchSize } : {}),
       onError: (error, fatal) => this.options.onError?.(projector.name, error, fatal),
       onQuarantine: (change) => this.options.onQuarantine?.(projector.name, change.doc as QuarantinedEvent),
+      onAdvance: (position) => {
+        if (this.slots.get(projector.name)?.active === runner) this.options.onAdvance?.(projector.name, position)
+      },
     })
     await runner.start()
     return runner

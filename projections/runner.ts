@@ -24,6 +24,8 @@ export interface RunnerOptions {
   readonly onError?: (error: unknown, fatal: boolean) => void
   /** Called once for each event the projection skips. */
   readonly onQuarantine?: (record: DocumentChange) => void
+  /** Called whenever the applied position moves. */
+  readonly onAdvance?: (position: Position) => void
 }
 
 const IDLE = Symbol('idle')
@@ -65,6 +67,7 @@ export class ProjectionRunner {
   constructor(private readonly options: RunnerOptions) {
     this.checkpointName = checkpointName(options.projector.name, options.build)
     this.view = new StagedView(options.projector, options.store, (collection) => this.physical(collection))
+    if (options.onAdvance) this.waiters.onAdvance = options.onAdvance
   }
 
   get projector(): Projector {

@@ -15,11 +15,14 @@ export class PositionWaiters {
   position: Position | null = null
   /** When `position` last moved, in ms since the epoch. */
   movedAt = Date.now()
+  /** Told of every move. */
+  onAdvance: ((position: Position) => void) | undefined
   private readonly waiting = new Set<Waiter>()
 
   advance(position: Position): void {
     this.position = position
     this.movedAt = Date.now()
+    this.onAdvance?.(position)
     for (const waiter of [...this.waiting]) {
       if (comparePositions(position, waiter.position) >= 0) {
         this.waiting.delete(waiter)

@@ -1,7 +1,7 @@
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify'
 import type { EventLog } from './eventlog/port.js'
 import type { ReadStore } from './readstore/port.js'
-import type { ProjectionSet } from '../projections/projection-set.js'
+import type { Projections } from '../projections/projection-set.js'
 import type { ReadModels } from '../projections/read-models.js'
 import { accountRoutes } from './accounts/routes.js'
 import { useAuth } from './auth/authenticate.js'
@@ -32,7 +32,7 @@ export interface AppDeps {
   readonly log: EventLog
   readonly store: ReadStore
   readonly models: ReadModels
-  readonly projections?: ProjectionSet
+  readonly projections?: Projections
   /** Which route groups to serve; `/_health` is always served. */
   readonly roles: readonly HttpRole[]
   /** A pino logger; none in tests. */

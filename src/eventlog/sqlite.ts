@@ -255,6 +255,15 @@ export class SqliteEventLog implements EventLog, SubscriptionSource {
     return () => this.commitListeners.delete(listener)
   }
 
+  /**
+   * Another connection to the same file (another thread of this process) has committed: wake the
+   * subscriptions now instead of at their next poll.
+   */
+  notifyExternalCommit(): void {
+    if (this.closed) return
+    for (const listener of [...this.commitListeners]) listener()
+  }
+
   isClosed(): boolean {
     return this.closed
   }

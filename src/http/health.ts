@@ -1,13 +1,13 @@
 import type { FastifyPluginAsync } from 'fastify'
 import type { EventLog } from '../eventlog/port.js'
 import type { ReadStore } from '../readstore/port.js'
-import type { ProjectionSet } from '../../projections/projection-set.js'
+import type { Projections } from '../../projections/projection-set.js'
 
 export interface HealthDeps {
   readonly log: EventLog
   readonly store: ReadStore
   /** Present when this process runs the projectors. */
-  readonly projections?: ProjectionSet
+  readonly projections?: Projections
 }
 
 /** Quarantined events listed in one answer, at most; the count is always whole. */
