@@ -59,9 +59,8 @@ const resolveKey = async (models: ReadModels, key: string): Promise<Principal | 
  */
 export const useAuth = (app: FastifyInstance, deps: AuthDeps): void => {
   app.decorateRequest('principal', null)
-  app.addHook('preHandler', async (request) => {
-    const required = request.routeOptions.config.scopes
-    if (required === undefined) return
+  const authenticate = async (request: FastifyRequest): Promise<void> => {
+    const required = request.routeOptions.config.scopes!
     const presented = presentedKey(request)
     if (!presented) throw new NotAuthenticated()
     let principal = await resolveKey(deps.models, presented.key)
@@ -78,6 +77,11 @@ export const useAuth = (app: FastifyInstance, deps: AuthDeps): void => {
     const missing = required.find((scope) => !grants(principal.scopes, scope))
     if (missing !== undefined) throw new PermissionDenied(`API key missing required scope '${missing}'`)
     request.principal = principal
+  }
+  // Public routes (capture, decide) pass the hook without the cost of a promise.
+  app.addHook('preHandler', (request, _reply, done) => {
+    if (request.routeOptions.config.scopes === undefined) return done()
+    authenticate(request).then(() => done(), done)
   })
 }
 

@@ -8,11 +8,11 @@ import { MAX_JSON_DEPTH, nestsDeeperThan } from '../kernel/json-depth.js'
  * Ingestion bodies arrive as raw bytes and are bounded by their own decoder.
  */
 export const boundJsonDepth = (app: FastifyInstance): void => {
-  app.addHook('preValidation', async (request) => {
+  app.addHook('preValidation', (request, _reply, done) => {
     const { body } = request
-    if (body === null || typeof body !== 'object' || Buffer.isBuffer(body)) return
-    if (nestsDeeperThan(body, MAX_JSON_DEPTH)) {
-      throw new ValidationFailed(`JSON parse error - nested deeper than ${MAX_JSON_DEPTH} levels`, null, 'parse_error')
+    if (body !== null && typeof body === 'object' && !Buffer.isBuffer(body) && nestsDeeperThan(body, MAX_JSON_DEPTH)) {
+      return done(new ValidationFailed(`JSON parse error - nested deeper than ${MAX_JSON_DEPTH} levels`, null, 'parse_error'))
     }
+    done()
   })
 }
