@@ -5,6 +5,7 @@ import type { Projections } from '../projections/projection-set.js'
 import type { ReadModels } from '../projections/read-models.js'
 import { accountRoutes } from './accounts/routes.js'
 import { useAuth } from './auth/authenticate.js'
+import { KeyRateLimiter, useRateLimits, type RateWindow } from './auth/rate-limit.js'
 import { useErrorHandling } from './http/errors.js'
 import { healthRoutes } from './http/health.js'
 import { boundJsonDepth } from './http/json-depth.js'
@@ -37,22 +38,36 @@ export interface AppDeps {
   readonly roles: readonly HttpRole[]
   /** A pino logger; none in tests. */
   readonly logger?: FastifyBaseLogger
+  /** Requests allowed per personal API key; none (no limit) when not given. */
+  readonly rateLimits?: readonly RateWindow[]
+  /** How long a client may take to send a whole request, headers and body. Default 30 s. */
+  readonly requestTimeoutMs?: number
 }
+
+/** Connections one process keeps open at most; more are refused until some close. */
+export const MAX_CONNECTIONS = 4096
 
 /** Builds the HTTP app without listening, so tests can `inject` and the CLI can `listen`. */
 export const buildApp = async (deps: AppDeps): Promise<FastifyInstance> => {
+  const requestTimeout = deps.requestTimeoutMs ?? 30_000
   const app = Fastify({
     ...(deps.logger ? { loggerInstance: deps.logger } : { logger: false }),
     routerOptions: { ignoreTrailingSlash: true },
     bodyLimit: 20 * 1024 * 1024,
+    // A slow or stalled client cannot hold a connection: the whole request must arrive in time
+    // (checked every second), its headers within ten seconds.
+    requestTimeout,
+    http: { connectionsCheckingInterval: Math.min(1000, requestTimeout), headersTimeout: Math.min(10_000, requestTimeout) },
     // Requests are logged by our own hook, so that keys in query strings never reach the logs.
     logController: new LogController({ disableRequestLogging: true }),
   })
+  app.server.maxConnections = MAX_CONNECTIONS
   logRequests(app)
   useZod(app)
   boundJsonDepth(app)
   useErrorHandling(app)
   useAuth(app, deps)
+  if (deps.rateLimits && deps.rateLimits.length > 0) useRateLimits(app, new KeyRateLimiter(deps.rateLimits))
   await app.register(healthRoutes, deps)
   if (deps.roles.includes('api')) {
     await app.register(accountRoutes, deps)

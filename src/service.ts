@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify'
 import { hostname } from 'node:os'
 import { buildApp, type HttpRole } from './app.js'
+import { parseRateLimits } from './auth/rate-limit.js'
 import type { Config } from './config.js'
 import type { EventLog } from './eventlog/port.js'
 import { newUlid } from './kernel/ids.js'
@@ -74,7 +75,7 @@ export const startService = async (config: Config, roles: readonly Role[], logge
   let app: FastifyInstance | undefined
   let address: string | undefined
   if (httpRoles.length > 0) {
-    app = await buildApp({ log, store, models, roles: httpRoles, logger, ...(projections ? { projections } : {}) })
+    app = await buildApp({ log, store, models, roles: httpRoles, logger, rateLimits: parseRateLimits(config.HEDGELOG_RATE_LIMITS)!, ...(projections ? { projections } : {}) })
     address = await app.listen({ host: config.HOST, port: config.PORT })
   }
 

@@ -67,9 +67,10 @@ export class ThreadedProjections implements Projections {
         if (message.type === 'started') resolve()
         else this.receive(thread, message)
       })
-      worker.on('error', (error) => {
-        this.options.log('error', { err: error.message, projections: names }, 'projection thread failed')
-        reject(error)
+      worker.on('error', (error: unknown) => {
+        const message = error instanceof Error ? error.message : String((error as { message?: unknown })?.message ?? error)
+        this.options.log('error', { err: message, projections: names }, 'projection thread failed')
+        reject(new Error(`projection thread for ${names.join(', ')} failed: ${message}`))
       })
       worker.on('exit', (code) => {
         for (const reply of thread.replies.values()) reply.reject(new Error('projection thread exited'))

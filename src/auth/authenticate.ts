@@ -33,6 +33,9 @@ export interface AuthDeps {
 
 const BEARER = /^Bearer\s+(\S.+)$/
 
+/** How long an unknown key waits for the key projections to reach the head of the log. */
+const UNKNOWN_KEY_WAIT_MS = 500
+
 /** PostHog tries one place only, the first that has a key: header, then body, then query string. */
 const presentedKey = (request: FastifyRequest): { key: string; source: string } | null => {
   const header = request.headers.authorization
@@ -65,10 +68,11 @@ export const useAuth = (app: FastifyInstance, deps: AuthDeps): void => {
     if (!presented) throw new NotAuthenticated()
     let principal = await resolveKey(deps.models, presented.key)
     if (!principal) {
+      // A short wait, so a flood of unknown keys cannot hold requests open while projections lag;
+      // then always a fresh look, since the key may have been projected as the wait ran out.
       const head = await deps.log.headPosition()
-      if (head && (await deps.models.waitFor(head, ['personal_api_keys', 'users'], 2000))) {
-        principal = await resolveKey(deps.models, presented.key)
-      }
+      if (head) await deps.models.waitFor(head, ['personal_api_keys', 'users'], UNKNOWN_KEY_WAIT_MS)
+      principal = await resolveKey(deps.models, presented.key)
     }
     if (!principal) throw new AuthenticationFailed(`Personal API key found in request ${presented.source} is invalid.`)
     if (request.routeOptions.config.scopedKeys === false && principal.scopes !== null) {

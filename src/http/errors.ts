@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify'
 import { ZodError } from 'zod'
 import { DomainError, type ErrorType } from '../kernel/errors.js'
+import { Throttled } from '../auth/rate-limit.js'
 
 export interface ErrorBody {
   readonly type: ErrorType
@@ -45,6 +46,7 @@ export const toHttpError = (error: unknown, request: FastifyRequest): { status: 
 export const useErrorHandling = (app: FastifyInstance): void => {
   app.setErrorHandler((error, request, reply) => {
     const { status, body: payload } = toHttpError(error, request)
+    if (error instanceof Throttled) void reply.header('retry-after', String(error.retryAfterSeconds))
     if (status >= 500) request.log.error({ err: error }, 'request failed')
     return reply.status(status).send(payload)
   })

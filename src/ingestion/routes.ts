@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import type { EventLog } from '../eventlog/port.js'
 import type { ReadModels } from '../../projections/read-models.js'
+import { clientIp } from '../http/client-ip.js'
 import { capture } from './capture.js'
 import { answerPreflight, useCaptureCors } from './cors.js'
 import { CaptureError, decodingFailed, internalError, tooLarge } from './errors.js'
@@ -23,12 +24,6 @@ const CAPTURE_PATHS = ['/e', '/i/v0/e', '/capture', '/track', '/engage', '/batch
 
 const OK_BODY = '{"status":1}'
 
-/** The caller's address: the leftmost X-Forwarded-For entry, else the peer. */
-const clientIp = (request: FastifyRequest): string | null => {
-  const forwarded = request.headers['x-forwarded-for']
-  const first = (Array.isArray(forwarded) ? forwarded[0] : forwarded)?.split(',')[0]?.trim()
-  return first || request.socket.remoteAddress || null
-}
 
 /**
  * Every body reaches the ingestion routes as raw bytes, whatever its Content-Type, so the decoder
@@ -63,7 +58,7 @@ export const ingestRoutes: FastifyPluginAsync<IngestDeps> = async (app, deps) =>
       log: deps.log,
       resolveToken: (token) => tokens.resolve(token),
       onDrop: (reason) => request.log.debug({ reason }, 'event dropped'),
-    }, { body: request.body, headers: request.headers, query: request.query, ip: clientIp(request), engage: path === '/engage' })
+    }, { body: request.body, headers: request.headers, query: request.query, ip: clientIp(request.headers['x-forwarded-for'], request.socket.remoteAddress), engage: path === '/engage' })
     if ((request.query as Record<string, unknown>)['beacon'] === '1') return reply.status(204).send()
     return reply.header('content-type', 'application/json; charset=utf-8').send(OK_BODY)
   }

@@ -199,10 +199,13 @@ export class SqliteReadStore implements ReadStore {
     for (const field of fields) {
       assertField(field)
       if (known.includes(field)) continue
+      // Immediate: another connection may be adding the same column (another projection thread).
       this.db.transaction(() => {
+        const columns = (this.db.prepare(`PRAGMA table_info(${name})`).all() as { name: string }[]).map((column) => column.name)
+        if (columns.includes(`f:${field}`)) return
         this.db.exec(`ALTER TABLE ${name} ADD COLUMN ${columnOf(field)}`)
         this.db.exec(`UPDATE ${name} SET ${columnOf(field)} = ${extractFromBody(field)}`)
-      })()
+      }).immediate()
       known.push(field)
     }
     const suffix = `${collection}_${fields.join('_').replace(/[^A-Za-z0-9_]/g, '_')}`
