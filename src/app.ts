@@ -1,3 +1,4 @@
+import { parse as parseQuery } from 'node:querystring'
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify'
 import type { EventLog } from './eventlog/port.js'
 import type { ReadStore } from './readstore/port.js'
@@ -44,6 +45,15 @@ export interface AppDeps {
   readonly requestTimeoutMs?: number
 }
 
+/**
+ * Query strings as Django reads them (`request.GET.get`): a repeated parameter has its last value,
+ * so every route sees one string per name, never an array.
+ */
+const lastValues = (text: string): Record<string, string> => {
+  const parsed = parseQuery(text)
+  return Object.fromEntries(Object.entries(parsed).map(([name, value]) => [name, Array.isArray(value) ? value.at(-1) ?? '' : value ?? '']))
+}
+
 /** Connections one process keeps open at most; more are refused until some close. */
 export const MAX_CONNECTIONS = 4096
 
@@ -52,7 +62,7 @@ export const buildApp = async (deps: AppDeps): Promise<FastifyInstance> => {
   const requestTimeout = deps.requestTimeoutMs ?? 30_000
   const app = Fastify({
     ...(deps.logger ? { loggerInstance: deps.logger } : { logger: false }),
-    routerOptions: { ignoreTrailingSlash: true },
+    routerOptions: { ignoreTrailingSlash: true, querystringParser: lastValues },
     bodyLimit: 20 * 1024 * 1024,
     // A slow or stalled client cannot hold a connection: the whole request must arrive in time
     // (checked every second), its headers within ten seconds.
