@@ -48,16 +48,6 @@ export const quarantineRecord = (
   error: errorText(error),
 })
 
-/** Store errors that pass by themselves (busy, full, unreachable): retried, never quarantined. */
-const TRANSIENT_CODES = /^(SQLITE_(BUSY|LOCKED|FULL|IOERR|CANTOPEN|READONLY|NOMEM|INTERRUPT|PROTOCOL)|ECONN|ETIMEDOUT|EPIPE|EAI_AGAIN)/
-const TRANSIENT_NAMES = new Set(['Unavailable', 'MongoNetworkError', 'MongoNetworkTimeoutError', 'MongoServerSelectionError', 'MongoNotConnectedError', 'MongoTopologyClosedError'])
-
-export const isTransientStoreError = (error: unknown): boolean => {
-  if (!(error instanceof Error)) return false
-  const code = (error as { code?: unknown }).code
-  return TRANSIENT_NAMES.has(error.name) || (typeof code === 'string' && TRANSIENT_CODES.test(code))
-}
-
 /** The quarantined events of the given builds (checkpoint names), in log order. */
 export const quarantinedEvents = async (store: ReadStore, checkpoints: readonly string[]): Promise<QuarantinedEvent[]> => {
   const out: QuarantinedEvent[] = []

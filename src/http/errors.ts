@@ -2,6 +2,7 @@ import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify'
 import { ZodError } from 'zod'
 import { DomainError, type ErrorType } from '../kernel/errors.js'
 import { Throttled } from '../auth/rate-limit.js'
+import { isBrokenStoreError, isTransientStoreError } from '../kernel/storage-errors.js'
 
 export interface ErrorBody {
   readonly type: ErrorType
@@ -33,6 +34,9 @@ export const toHttpError = (error: unknown, request: FastifyRequest): { status: 
   if (error instanceof DomainError) return { status: error.status, body: body(error.type, error.code, error.message, error.attr) }
   if (error instanceof ZodError) {
     return { status: 400, body: fromZod(error, request, (error as { validationContext?: string }).validationContext) }
+  }
+  if (isTransientStoreError(error) || isBrokenStoreError(error)) {
+    return { status: 503, body: body('server_error', 'service_unavailable', 'Storage is unavailable at the moment. Please retry shortly.') }
   }
   const fastifyError = error as Partial<FastifyError>
   const status = fastifyError.statusCode ?? 500
