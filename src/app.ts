@@ -9,10 +9,17 @@ import { useErrorHandling } from './http/errors.js'
 import { healthRoutes } from './http/health.js'
 import { logRequests } from './http/request-log.js'
 import { useZod } from './http/zod.js'
+import { useCors } from './ingestion/cors.js'
 import { registerEnvironmentScoped } from './http/environment-scope.js'
 import { environmentRoutes } from './environments/routes.js'
 import { subscriptionRoutes } from './subscriptions/routes.js'
 import { flagRoutes } from './flags/routes.js'
+import { remoteConfigRoutes as flagRemoteConfigRoutes } from './flags/remote-config-routes.js'
+import { surveyRoutes } from './surveys/routes.js'
+import { publicSurveyRoutes } from './surveys/public-routes.js'
+import { remoteConfigRoutes } from './remote-config/routes.js'
+import { staticRoutes } from './static/routes.js'
+import { recordingRoutes } from './ingestion/recordings.js'
 import { collaboratorRoutes } from './dashboards/collaborator-routes.js'
 import { dashboardRoutes } from './dashboards/routes.js'
 import { sharedViewRoutes, sharingRoutes } from './dashboards/sharing-routes.js'
@@ -50,12 +57,13 @@ export const buildApp = async (deps: AppDeps): Promise<FastifyInstance> => {
   logRequests(app)
   useZod(app)
   useErrorHandling(app)
+  useCors(app)
   useAuth(app, deps)
   await app.register(healthRoutes, deps)
   if (deps.roles.includes('api')) {
     await app.register(accountRoutes, deps)
     await app.register(environmentRoutes, deps)
-    const scoped = [dashboardRoutes, collaboratorRoutes, sharingRoutes, subscriptionRoutes, flagRoutes, personRoutes, groupRoutes, eventRoutes, sessionRoutes]
+    const scoped = [dashboardRoutes, collaboratorRoutes, sharingRoutes, subscriptionRoutes, flagRoutes, flagRemoteConfigRoutes, surveyRoutes, personRoutes, groupRoutes, eventRoutes, sessionRoutes]
     for (const plugin of scoped) await registerEnvironmentScoped(app, plugin, deps)
     await app.register(sharedViewRoutes, deps)
     await app.register(localEvaluationRoutes, deps)
@@ -64,6 +72,10 @@ export const buildApp = async (deps: AppDeps): Promise<FastifyInstance> => {
     const tokens = new TokenResolver(deps)
     await app.register(ingestRoutes, { ...deps, tokens })
     await app.register(decideRoutes, { ...deps, tokens })
+    await app.register(remoteConfigRoutes, { ...deps, tokens })
+    await app.register(publicSurveyRoutes, { ...deps, tokens })
+    await app.register(recordingRoutes)
+    await app.register(staticRoutes)
   }
   return app
 }

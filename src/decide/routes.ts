@@ -3,7 +3,7 @@ import type { EventLog, JsonObject } from '../eventlog/port.js'
 import { DomainError } from '../kernel/errors.js'
 import { randomUuid } from '../kernel/ids.js'
 import { decodeIngestBody } from '../ingestion/decode.js'
-import { answerPreflight, useCaptureCors } from '../ingestion/cors.js'
+import { answerPreflight } from '../ingestion/cors.js'
 import { TokenResolver } from '../ingestion/environments.js'
 import { useRawBodies } from '../ingestion/routes.js'
 import { CaptureError } from '../ingestion/errors.js'
@@ -54,7 +54,6 @@ export const decideRoutes: FastifyPluginAsync<DecideDeps> = async (app, deps) =>
     return config
   }
   useRawBodies(app)
-  useCaptureCors(app)
   app.setErrorHandler((error, _request, reply) => {
     if (error instanceof DomainError) return reply.status(error.status).send({ type: error.type, code: error.code, detail: error.message, attr: null })
     if (error instanceof CaptureError || (error as { statusCode?: number }).statusCode === 400) {
