@@ -49,7 +49,8 @@ export interface AppDeps {
 export const buildApp = async (deps: AppDeps): Promise<FastifyInstance> => {
   const app = Fastify({
     ...(deps.logger ? { loggerInstance: deps.logger } : { logger: false }),
-    routerOptions: { ignoreTrailingSlash: true },
+    // Long path segments (tokens, flag keys up to 400 characters) reach the routes, which refuse them in PostHog's shape.
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 1000 },
     bodyLimit: 20 * 1024 * 1024,
     // Requests are logged by our own hook, so that keys in query strings never reach the logs.
     logController: new LogController({ disableRequestLogging: true }),
