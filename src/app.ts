@@ -12,10 +12,17 @@ import { healthRoutes } from './http/health.js'
 import { boundJsonDepth } from './http/json-depth.js'
 import { logRequests } from './http/request-log.js'
 import { useZod } from './http/zod.js'
+import { useCors } from './ingestion/cors.js'
 import { registerEnvironmentScoped } from './http/environment-scope.js'
 import { environmentRoutes } from './environments/routes.js'
 import { subscriptionRoutes } from './subscriptions/routes.js'
 import { flagRoutes } from './flags/routes.js'
+import { remoteConfigRoutes as flagRemoteConfigRoutes } from './flags/remote-config-routes.js'
+import { surveyRoutes } from './surveys/routes.js'
+import { publicSurveyRoutes } from './surveys/public-routes.js'
+import { remoteConfigRoutes } from './remote-config/routes.js'
+import { staticRoutes } from './static/routes.js'
+import { recordingRoutes } from './ingestion/recordings.js'
 import { collaboratorRoutes } from './dashboards/collaborator-routes.js'
 import { dashboardRoutes } from './dashboards/routes.js'
 import { sharedViewRoutes, sharingRoutes } from './dashboards/sharing-routes.js'
@@ -62,7 +69,8 @@ export const buildApp = async (deps: AppDeps): Promise<FastifyInstance> => {
   const requestTimeout = deps.requestTimeoutMs ?? 30_000
   const app = Fastify({
     ...(deps.logger ? { loggerInstance: deps.logger } : { logger: false }),
-    routerOptions: { ignoreTrailingSlash: true, querystringParser: lastValues },
+    // Long path segments (tokens, flag keys up to 400 characters) reach the routes, which refuse them in PostHog's shape.
+    routerOptions: { ignoreTrailingSlash: true, querystringParser: lastValues, maxParamLength: 1000 },
     bodyLimit: 20 * 1024 * 1024,
     // A slow or stalled client cannot hold a connection: the whole request must arrive in time
     // (checked every second), its headers within ten seconds.
@@ -76,13 +84,14 @@ export const buildApp = async (deps: AppDeps): Promise<FastifyInstance> => {
   useZod(app)
   boundJsonDepth(app)
   useErrorHandling(app)
+  useCors(app)
   useAuth(app, deps)
   if (deps.rateLimits && deps.rateLimits.length > 0) useRateLimits(app, new KeyRateLimiter(deps.rateLimits))
   await app.register(healthRoutes, deps)
   if (deps.roles.includes('api')) {
     await app.register(accountRoutes, deps)
     await app.register(environmentRoutes, deps)
-    const scoped = [dashboardRoutes, collaboratorRoutes, sharingRoutes, subscriptionRoutes, flagRoutes, personRoutes, groupRoutes, eventRoutes, sessionRoutes]
+    const scoped = [dashboardRoutes, collaboratorRoutes, sharingRoutes, subscriptionRoutes, flagRoutes, flagRemoteConfigRoutes, surveyRoutes, personRoutes, groupRoutes, eventRoutes, sessionRoutes]
     for (const plugin of scoped) await registerEnvironmentScoped(app, plugin, deps)
     await app.register(sharedViewRoutes, deps)
     await app.register(localEvaluationRoutes, deps)
@@ -91,6 +100,10 @@ export const buildApp = async (deps: AppDeps): Promise<FastifyInstance> => {
     const tokens = new TokenResolver(deps)
     await app.register(ingestRoutes, { ...deps, tokens })
     await app.register(decideRoutes, { ...deps, tokens })
+    await app.register(remoteConfigRoutes, { ...deps, tokens })
+    await app.register(publicSurveyRoutes, { ...deps, tokens })
+    await app.register(recordingRoutes)
+    await app.register(staticRoutes)
   }
   return app
 }

@@ -4,7 +4,7 @@ import { DomainError } from '../kernel/errors.js'
 import { toHttpError } from '../http/errors.js'
 import { randomUuid } from '../kernel/ids.js'
 import { decodeIngestBody } from '../ingestion/decode.js'
-import { answerPreflight, useCaptureCors } from '../ingestion/cors.js'
+import { answerPreflight } from '../ingestion/cors.js'
 import { TokenResolver } from '../ingestion/environments.js'
 import { useRawBodies } from '../ingestion/routes.js'
 import { CaptureError } from '../ingestion/errors.js'
@@ -70,7 +70,6 @@ export const decideRoutes: FastifyPluginAsync<DecideDeps> = async (app, deps) =>
     return config
   }
   useRawBodies(app)
-  useCaptureCors(app)
   app.setErrorHandler((error, request, reply) => {
     const { status, body } = toHttpError(asDecideRefusal(error), request)
     if (status >= 500) request.log.error({ err: error }, 'decide failed')
