@@ -9,6 +9,8 @@ import { useAuth } from './auth/authenticate.js'
 import { KeyRateLimiter, useRateLimits, type RateWindow } from './auth/rate-limit.js'
 import { useErrorHandling } from './http/errors.js'
 import { healthRoutes } from './http/health.js'
+import { awaitCaughtUpForReads } from './http/caught-up.js'
+import { StoreFaults } from './http/store-faults.js'
 import { boundJsonDepth } from './http/json-depth.js'
 import { logRequests } from './http/request-log.js'
 import { useZod } from './http/zod.js'
@@ -84,10 +86,17 @@ export const buildApp = async (deps: AppDeps): Promise<FastifyInstance> => {
   useZod(app)
   boundJsonDepth(app)
   useErrorHandling(app)
+  const faults = new StoreFaults()
+  app.addHook('onError', (_request, _reply, error, done) => { faults.record(error); done() })
+  app.addHook('onResponse', (request, reply, done) => {
+    if (reply.statusCode < 300 && request.url.startsWith('/api/')) faults.succeeded()
+    done()
+  })
   useCors(app)
   useAuth(app, deps)
   if (deps.rateLimits && deps.rateLimits.length > 0) useRateLimits(app, new KeyRateLimiter(deps.rateLimits))
-  await app.register(healthRoutes, deps)
+  await app.register(healthRoutes, { ...deps, faults })
+  if (deps.projections) awaitCaughtUpForReads(app, deps.projections)
   if (deps.roles.includes('api')) {
     await app.register(accountRoutes, deps)
     await app.register(environmentRoutes, deps)

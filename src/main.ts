@@ -8,7 +8,7 @@ import { DomainError } from './kernel/errors.js'
 import type { CommandContext } from './kernel/handle-command.js'
 import { newEventId } from './kernel/ids.js'
 import { ROLES, startService, type Role } from './service.js'
-import { openEventLog, openStorage } from './storage.js'
+import { openEventLog, openStorage, StorageError } from './storage.js'
 import { listQuarantined, retryQuarantined } from './cli/quarantine.js'
 
 const USAGE = `usage: hedgelog <command>
@@ -136,7 +136,7 @@ const main = async (argv: string[]): Promise<void> => {
 }
 
 main(process.argv.slice(2)).catch((error: unknown) => {
-  if (error instanceof ConfigError || error instanceof UsageError || error instanceof DomainError) {
+  if (error instanceof ConfigError || error instanceof UsageError || error instanceof DomainError || error instanceof StorageError) {
     process.stderr.write(`hedgelog: ${error.message}\n`)
   } else if (error instanceof Error && (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
     process.stderr.write(`hedgelog: ${error.message}\n${USAGE}\n`)

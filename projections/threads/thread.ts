@@ -26,6 +26,8 @@ const projections = new ProjectionSet({
   }),
   onQuarantine: (projection, record) => send({ type: 'log', level: 'error', fields: { projection, quarantined: record }, message: 'event quarantined: the projection skipped it' }),
   onAdvance: (name, position) => send({ type: 'advanced', name, position: positionToString(position) }),
+  onLive: (name) => send({ type: 'live', name }),
+  onProgress: (projection, position, head) => send({ type: 'log', level: 'info', fields: { projection, position, head }, message: 'projection catching up with the event log' }),
 })
 
 const answer = async (message: Extract<ToThread, { type: 'request' }>): Promise<void> => {
