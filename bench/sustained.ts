@@ -12,7 +12,7 @@ type Model = 'persons' | 'events' | 'sessions' | 'groups'
 
 /**
  * `/batch/` of 100 events on the default `serve` for `seconds`, 16 connections, while a probe
- * captures one event every 250 ms (a new person property, event, session and group) and polls the
+ * sends a new person property, event, session and group (`$groupidentify`) every 250 ms and polls the
  * API until each read model shows it: the time from acknowledgement to readable, per read model.
  */
 export const sustainedFigures = async (seconds: number): Promise<Figure[]> => {
@@ -35,11 +35,14 @@ export const sustainedFigures = async (seconds: number): Promise<Figure[]> => {
     const probes: Promise<void>[] = []
     for (let n = 0; performance.now() < deadline; n++) {
       const uuid = randomUUID()
-      const answer = await fetch(`${service.address}/capture/`, {
+      const answer = await fetch(`${service.address}/batch/`, {
         method: 'POST', headers: { 'content-type': 'application/json' },
         body: JSON.stringify({
-          api_key: installed.token, event: 'probe', uuid, distinct_id: 'probe',
-          properties: { $set: { probe: n }, $session_id: `probe-${n}`, $current_url: `https://probe.example/${n}`, $groups: { company: `probe-${n}` } },
+          api_key: installed.token,
+          batch: [
+            { event: 'probe', uuid, distinct_id: 'probe', properties: { $set: { probe: n }, $session_id: `probe-${n}`, $current_url: `https://probe.example/${n}` } },
+            { event: '$groupidentify', distinct_id: 'probe', properties: { $group_type: 'company', $group_key: `probe-${n}`, $group_set: { probe: n } } },
+          ],
         }),
       })
       if (answer.status !== 200) throw new Error(`probe capture answered ${answer.status}`)

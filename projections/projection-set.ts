@@ -48,6 +48,8 @@ export interface Projections {
    * started them (a first start, or a read store rebuilt from nothing): what they hold is partial.
    */
   catchingUp(): readonly string[]
+  /** Whether every projection has caught up (what `catchingUp()` tells, without allocating). */
+  allCaughtUp(): boolean
   /** Resolves true once nothing is catching up, false after `timeoutMs`. */
   whenCaughtUp(timeoutMs: number): Promise<boolean>
 }
@@ -125,6 +127,11 @@ export class ProjectionSet implements Projections {
 
   catchingUp(): readonly string[] {
     return [...this.slots.values()].filter((slot) => slot.active?.status !== 'live').map((slot) => slot.projector.name)
+  }
+
+  allCaughtUp(): boolean {
+    for (const slot of this.slots.values()) if (slot.active?.status !== 'live') return false
+    return true
   }
 
   whenCaughtUp(timeoutMs: number): Promise<boolean> {

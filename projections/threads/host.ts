@@ -142,6 +142,10 @@ export class ThreadedProjections implements Projections {
     return this.options.projectors.map((projector) => projector.name).filter((name) => !this.live.has(name))
   }
 
+  allCaughtUp(): boolean {
+    return this.live.size === this.options.projectors.length
+  }
+
   whenCaughtUp(timeoutMs: number): Promise<boolean> {
     return this.liveSignal.wait(() => this.catchingUp().length === 0, timeoutMs)
   }

@@ -1,3 +1,5 @@
+import { existsSync, readlinkSync } from 'node:fs'
+import { setPriority } from 'node:os'
 import { parentPort, workerData } from 'node:worker_threads'
 import { positionToString } from '../../src/eventlog/port.js'
 import { openStorage } from '../../src/storage.js'
@@ -14,6 +16,21 @@ import type { FromThread, ThreadData, ToThread } from './messages.js'
 const { config, projectors: names } = workerData as ThreadData
 const port = parentPort!
 const send = (message: FromThread): void => port.postMessage(message)
+
+/**
+ * Lowers this thread's scheduling priority (Linux schedules threads as tasks, named under
+ * /proc/thread-self), so that requests on the main thread come first on a busy CPU.
+ */
+const lowerPriority = (nice: number): void => {
+  if (nice === 0 || !existsSync('/proc/thread-self')) return
+  try {
+    const tid = Number(/task\/(\d+)$/.exec(readlinkSync('/proc/thread-self'))?.[1])
+    if (Number.isInteger(tid)) setPriority(tid, nice)
+  } catch (error) {
+    send({ type: 'log', level: 'warn', fields: { err: errorText(error) }, message: 'could not lower the projection thread priority' })
+  }
+}
+lowerPriority(config.HEDGELOG_PROJECTION_NICE)
 
 const { log, store } = await openStorage(config)
 const projections = new ProjectionSet({

@@ -14,7 +14,7 @@ const READS = /^\/(api\/|decide|flags|array\/|shared\/)/
  */
 export const awaitCaughtUpForReads = (app: FastifyInstance, projections: Projections, waitMs = CATCH_UP_WAIT_MS): void => {
   app.addHook('onRequest', (request, _reply, done) => {
-    if (projections.catchingUp().length === 0 || !READS.test(request.url)) return done()
+    if (projections.allCaughtUp() || !READS.test(request.url)) return done()
     projections.whenCaughtUp(waitMs).then(
       (caughtUp) => done(caughtUp ? undefined : new ReadModelsCatchingUp(projections.catchingUp())),
       done,
