@@ -17,7 +17,7 @@ const context = () => ({ actor: 'bench', now: new Date().toISOString(), correlat
  */
 export const managementReads = async (connections: number, durationMs: number): Promise<Figure[]> => {
   const dir = mkdtempSync(join(tmpdir(), 'hedgelog-bench-'))
-  const config = loadConfig({ HEDGELOG_DATA_DIR: dir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'error' })
+  const config = loadConfig({ HEDGELOG_DATA_DIR: dir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'error', HEDGELOG_RATE_LIMITS: 'off' })
   const service = await startService(config, ['api', 'projector'], pino({ level: 'error' }))
   try {
     const installation = await initialize(service.log, context())

@@ -8,6 +8,8 @@ export const BARE = fileURLToPath(new URL('./bare-server.js', import.meta.url))
 
 export interface Server {
   readonly address: string
+  /** The server's process id. */
+  readonly pid: number
   stop(): Promise<void>
 }
 
@@ -34,13 +36,14 @@ const answering = async (url: string): Promise<void> => {
 export const startProcess = (args: string[], env: Record<string, string>, known?: string): Promise<Server> => new Promise((resolve, reject) => {
   const child: ChildProcess = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] })
   const stop = (): Promise<void> => new Promise((done) => { child.once('exit', () => done()); child.kill('SIGTERM') })
-  if (known !== undefined) answering(`${known}/_health`).then(() => resolve({ address: known, stop }), reject)
+  const pid = child.pid!
+  if (known !== undefined) answering(`${known}/_health`).then(() => resolve({ address: known, pid, stop }), reject)
   let output = ''
   child.stdout!.on('data', (chunk: Buffer) => {
     output += chunk.toString()
     const match = /"address":"(http:\/\/[^"]+)"/.exec(output)
     if (match) {
-      resolve({ address: match[1]!, stop })
+      resolve({ address: match[1]!, pid, stop })
     }
   })
   child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited with ${code}: ${output}`)))

@@ -1,15 +1,25 @@
-import type { RecordedEvent } from '../src/eventlog/port.js'
+import type { EventLog, RecordedEvent } from '../src/eventlog/port.js'
 import { EVENTS_CAPTURED, type CapturedEvent, type EventsCapturedData } from '../src/ingestion/captured-event.js'
+import { IMPORT_COMMITTED, capturedFromImport } from '../src/ingestion/import-events.js'
 import { normaliseEvent, type NormalisedEvent } from '../src/persons/normalise.js'
-
-/** The event types the captured-event projectors read. */
-export const CAPTURED_HANDLES = [EVENTS_CAPTURED] as const
+import type { Projector } from './projector.js'
 
 /**
- * Log events per commit for the captured-event projectors: one log event can hold hundreds of
- * analytics events, so commits stay small enough not to delay the other projections.
+ * What every captured-event projector shares: it reads capture requests and committed historical
+ * imports (whose chunks it sees as capture requests, applied whole in one commit); it commits every
+ * 50 log events, since one log event can hold hundreds of analytics events; and when it fails on a
+ * request, only the analytics events it fails on are quarantined.
  */
-export const CAPTURED_BATCH = 50
+export const capturedEvents = {
+  handles: [EVENTS_CAPTURED, IMPORT_COMMITTED],
+  batchSize: 50,
+  expand: (event: RecordedEvent, log: EventLog) => (event.type === IMPORT_COMMITTED ? capturedFromImport(log, event) : null),
+  split: (event: RecordedEvent): RecordedEvent[] => {
+    const data = event.data as EventsCapturedData
+    if (!Array.isArray(data.events) || data.events.length < 2) return []
+    return data.events.map((one, index) => ({ ...event, id: `${event.id}#${index}`, data: { ...data, events: [one] } }))
+  },
+} satisfies Partial<Projector>
 
 /** The environment and analytics events of one `EventsCaptured` log event. */
 export const capturedOf = (event: RecordedEvent): { environmentId: number; events: readonly CapturedEvent[] } => {

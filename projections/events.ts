@@ -1,7 +1,7 @@
 import type { JsonObject } from '../src/eventlog/port.js'
 import { elementsChainOf } from '../src/persons/elements.js'
 import type { NormalisedEvent } from '../src/persons/normalise.js'
-import { CAPTURED_BATCH, CAPTURED_HANDLES, normalisedOf } from './captured.js'
+import { capturedEvents, normalisedOf } from './captured.js'
 import type { Projector } from './projector.js'
 
 export const EVENTS = 'events'
@@ -42,8 +42,7 @@ export const events: Projector = {
   name: 'events',
   version: 1,
   collections: [EVENTS],
-  handles: CAPTURED_HANDLES,
-  batchSize: CAPTURED_BATCH,
+  ...capturedEvents,
   indexes: {
     [EVENTS]: [['environment_id', 'timestamp'], ['environment_id', 'event', 'timestamp'], ['environment_id', 'distinct_id', 'timestamp']],
   },

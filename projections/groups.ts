@@ -1,7 +1,7 @@
 import {
   emptyMapping, groupEffectsOf, groupKey, upsertGroup, type GroupRecord, type GroupTypeMapping,
 } from '../src/persons/groups.js'
-import { CAPTURED_BATCH, CAPTURED_HANDLES, capturedOf, normalisedOf } from './captured.js'
+import { capturedEvents, capturedOf, normalisedOf } from './captured.js'
 import type { Projector } from './projector.js'
 
 export const GROUPS = 'groups'
@@ -12,8 +12,7 @@ export const groups: Projector = {
   name: 'groups',
   version: 1,
   collections: [GROUPS, GROUP_TYPE_MAPPINGS],
-  handles: CAPTURED_HANDLES,
-  batchSize: CAPTURED_BATCH,
+  ...capturedEvents,
   indexes: { [GROUPS]: [['environment_id', 'group_type_index', 'created_at']] },
   *prefetch(event, peek) {
     const { environmentId, events } = capturedOf(event)

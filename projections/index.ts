@@ -7,9 +7,10 @@ import { persons } from './persons.js'
 import type { Projector } from './projector.js'
 import { sessions } from './sessions.js'
 import { subscriptions } from './subscriptions.js'
+import { surveys } from './surveys.js'
 
 /** Every projector the service runs. */
 export const allProjectors: readonly Projector[] = [
-  organizations, users, projects, environments, personalApiKeys, dashboards, subscriptions, featureFlags,
+  organizations, users, projects, environments, personalApiKeys, dashboards, subscriptions, featureFlags, surveys,
   persons, groups, sessions, events,
 ]

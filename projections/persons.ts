@@ -3,7 +3,7 @@ import { processPersonEvent } from '../src/persons/process-person.js'
 import {
   distinctIdKey, personKey, type DistinctIdRecord, type PersonRecord, type PersonTables,
 } from '../src/persons/records.js'
-import { CAPTURED_BATCH, CAPTURED_HANDLES, capturedOf, normalisedOf } from './captured.js'
+import { capturedEvents, capturedOf, normalisedOf } from './captured.js'
 import type { DocumentRef, ProjectionView, Projector } from './projector.js'
 
 export const PERSONS = 'persons'
@@ -38,8 +38,7 @@ export const persons: Projector = {
   name: 'persons',
   version: 1,
   collections: [PERSONS, PERSON_DISTINCT_IDS, PERSON_COUNTERS],
-  handles: CAPTURED_HANDLES,
-  batchSize: CAPTURED_BATCH,
+  ...capturedEvents,
   indexes: {
     [PERSONS]: [['environment_id', 'created_at'], ['environment_id', 'id'], ['environment_id', 'properties.email']],
   },

@@ -1,8 +1,9 @@
-import { positionFromString, positionToString, type EventLog } from '../src/eventlog/port.js'
+import { positionFromString, positionToString, type EventLog, type Position } from '../src/eventlog/port.js'
 import type { ReadStore } from '../src/readstore/port.js'
 import { lagBehind, type Build } from './names.js'
 import type { Projector } from './projector.js'
 import { ProjectionRegistry, type RegistryEntry } from './registry.js'
+import { QUARANTINE, quarantinedEvents, type QuarantinedEvent } from './quarantine.js'
 import { ProjectionRunner, type RunnerStatus } from './runner.js'
 
 export interface ProjectionStatus {
@@ -14,6 +15,29 @@ export interface ProjectionStatus {
   /** Log positions between the head and `position`: events on SQLite, bytes on EventStoreDB. */
   readonly lag: number
   readonly rebuilding: { readonly build: number; readonly position: string | null } | null
+  /** Events this build skipped because it could not apply them. */
+  readonly quarantined: number
+  /** Behind the head and not moving for longer than `stallAfterMs`. */
+  readonly stalled: boolean
+}
+
+/** One projection's build as the rest of the service sees it: something to wait on. */
+export interface ProjectionHandle {
+  /** Resolves true once everything up to `position` is applied, false after `timeoutMs` or a failure. */
+  waitFor(position: Position, timeoutMs: number): Promise<boolean>
+}
+
+/**
+ * The projections a process runs, wherever they run (this thread or worker threads): what
+ * queries wait on, what health reports, what an operator asks to rebuild.
+ */
+export interface Projections {
+  start(): Promise<void>
+  stop(): Promise<void>
+  status(): Promise<Record<string, ProjectionStatus>>
+  quarantined(): Promise<QuarantinedEvent[]>
+  rebuild(name: string): Promise<void>
+  activeRunner(name: string): ProjectionHandle | null
 }
 
 export interface ProjectionSetOptions {
@@ -23,6 +47,12 @@ export interface ProjectionSetOptions {
   readonly registry: ProjectionRegistry
   /** `fatal` when the projection stopped; otherwise it retries after a backoff. */
   readonly onError?: (projector: string, error: unknown, fatal: boolean) => void
+  /** Each event a projection skips, as recorded in the quarantine. */
+  readonly onQuarantine?: (projector: string, record: QuarantinedEvent) => void
+  /** How long a projection behind the head may go without advancing before it counts as stalled. Default 15 s. */
+  readonly stallAfterMs?: number
+  /** Each time a projection's active build has applied events up to a new position. */
+  readonly onAdvance?: (projector: string, position: Position) => void
 }
 
 interface Slot {
@@ -31,6 +61,8 @@ interface Slot {
   pending: ProjectionRunner | null
   /** Rebuilds and switches of one projector happen one at a time. */
   queue: Promise<unknown>
+  /** Rebuilds queued or running. */
+  building: number
 }
 
 /**
@@ -39,10 +71,11 @@ interface Slot {
  * rebuild began. When a projector's code version changed, the old build cannot be kept current
  * (its code is gone), so `start` waits until the new version has caught up before returning.
  */
-export class ProjectionSet {
+export class ProjectionSet implements Projections {
   private readonly slots = new Map<string, Slot>()
   private readonly switches = new Set<Promise<void>>()
   private stopped = false
+  private adoption: NodeJS.Timeout | undefined
 
   constructor(private readonly options: ProjectionSetOptions) {}
 
@@ -51,7 +84,7 @@ export class ProjectionSet {
     for (const projector of this.options.projectors) {
       const head = await this.headString()
       const entry = await this.options.registry.update(projector.name, (current) => planBuilds(current, projector.version, head))
-      const slot: Slot = { projector, active: null, pending: null, queue: Promise.resolve() }
+      const slot: Slot = { projector, active: null, pending: null, queue: Promise.resolve(), building: 0 }
       this.slots.set(projector.name, slot)
       if (entry.active.version === projector.version) slot.active = await this.run(projector, entry.active)
       if (entry.pending?.version === projector.version) {
@@ -60,6 +93,8 @@ export class ProjectionSet {
       }
     }
     await Promise.all(upgrades)
+    this.adoption = setInterval(() => void this.adoptPending().catch((error: unknown) => this.options.onError?.('registry', error, false)), 1000)
+    this.adoption.unref()
   }
 
   /** Builds the projection again beside the live one; resolves once the new build is active. */
@@ -67,19 +102,29 @@ export class ProjectionSet {
     const slot = this.slots.get(name)
     if (!slot) throw new TypeError(`unknown projection: ${name}`)
     await this.serialise(slot, async () => {
-      const head = await this.headString()
-      const entry = await this.options.registry.update(name, (current) => ({
-        active: current?.active ?? { version: slot.projector.version, build: 1 },
-        pending: { version: slot.projector.version, build: (current?.lastBuild ?? 1) + 1, switchAt: head },
-        lastBuild: (current?.lastBuild ?? 1) + 1,
-      }))
+      const entry = await requestRebuild(this.options.registry, slot.projector, await this.headString())
       await this.buildBeside(slot, entry.pending!)
     })
   }
 
+  /**
+   * Starts the pending builds that another process registered (`hedgelog quarantine retry`), so a
+   * rebuild asked for from the command line happens in the process that runs the projections.
+   */
+  private async adoptPending(): Promise<void> {
+    for (const slot of this.slots.values()) {
+      if (this.stopped || slot.building > 0) continue
+      const entry = await this.options.registry.read(slot.projector.name)
+      const pending = entry?.pending
+      if (!pending || pending.version !== slot.projector.version || pending.build === slot.active?.build.build) continue
+      void this.serialise(slot, () => this.buildBeside(slot, pending)).catch(() => undefined)
+    }
+  }
+
   /** Runs `work` after the slot's earlier rebuilds and switches; failures reach onError. */
   private serialise(slot: Slot, work: () => Promise<void>): Promise<void> {
-    const run = slot.queue.then(work)
+    slot.building++
+    const run = slot.queue.then(work).finally(() => { slot.building-- })
     slot.queue = run.catch((error: unknown) => this.options.onError?.(slot.projector.name, error, false))
     this.switches.add(run)
     void run.then(() => this.switches.delete(run), () => this.switches.delete(run))
@@ -115,6 +160,10 @@ export class ProjectionSet {
       build,
       ...(projector.batchSize ? { batchSize: projector.batchSize } : {}),
       onError: (error, fatal) => this.options.onError?.(projector.name, error, fatal),
+      onQuarantine: (change) => this.options.onQuarantine?.(projector.name, change.doc as QuarantinedEvent),
+      onAdvance: (position) => {
+        if (this.slots.get(projector.name)?.active === runner) this.options.onAdvance?.(projector.name, position)
+      },
     })
     await runner.start()
     return runner
@@ -133,23 +182,34 @@ export class ProjectionSet {
   async status(): Promise<Record<string, ProjectionStatus>> {
     const head = await this.options.log.headPosition()
     const out: Record<string, ProjectionStatus> = {}
+    const now = Date.now()
     for (const projector of this.options.projectors) {
       const slot = this.slots.get(projector.name)
       const runner = slot?.active ?? null
+      const lag = lagBehind(head, runner?.position ?? null)
       out[projector.name] = {
         version: projector.version,
         build: runner?.build.build ?? 0,
         status: runner?.status ?? 'not_running',
         position: runner?.position ? runner.position.commit.toString() : null,
-        lag: lagBehind(head, runner?.position ?? null),
+        lag,
         rebuilding: slot?.pending ? { build: slot.pending.build.build, position: slot.pending.position?.commit.toString() ?? null } : null,
+        quarantined: runner ? await this.options.store.count(QUARANTINE, { checkpoint: runner.checkpointName }) : 0,
+        stalled: runner !== null && lag > 0 && now - runner.movedAt > (this.options.stallAfterMs ?? 15_000),
       }
     }
     return out
   }
 
+  /** The events the active builds skipped, in log order within each projection. */
+  async quarantined(): Promise<QuarantinedEvent[]> {
+    const checkpoints = [...this.slots.values()].flatMap((slot) => (slot.active ? [slot.active.checkpointName] : []))
+    return quarantinedEvents(this.options.store, checkpoints)
+  }
+
   async stop(): Promise<void> {
     this.stopped = true
+    clearInterval(this.adoption)
     await Promise.allSettled([...this.switches])
     for (const slot of this.slots.values()) {
       await slot.pending?.stop()
@@ -167,3 +227,11 @@ export const planBuilds = (current: RegistryEntry | null, version: number, head:
   if (current.active.version === version || current.pending?.version === version) return current
   return { active: current.active, pending: { version, build: current.lastBuild + 1, switchAt: head }, lastBuild: current.lastBuild + 1 }
 }
+
+/** Registers a new build of `projector`, to catch up beside the active one and replace it at `head`. */
+export const requestRebuild = (registry: ProjectionRegistry, projector: Projector, head: string): Promise<RegistryEntry> =>
+  registry.update(projector.name, (current) => ({
+    active: current?.active ?? { version: projector.version, build: 1 },
+    pending: { version: projector.version, build: (current?.lastBuild ?? 1) + 1, switchAt: head },
+    lastBuild: (current?.lastBuild ?? 1) + 1,
+  }))

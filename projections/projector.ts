@@ -1,4 +1,4 @@
-import type { JsonObject, RecordedEvent } from '../src/eventlog/port.js'
+import type { EventLog, JsonObject, RecordedEvent } from '../src/eventlog/port.js'
 
 /**
  * What a projector sees of its read models while it folds one event. `get` is synchronous: the
@@ -35,6 +35,18 @@ export interface Projector {
    * the runtime asks again after each load, so a second round may follow what the first found.
    */
   prefetch?(event: RecordedEvent, peek: (collection: string, id: string) => JsonObject | null | undefined): Iterable<DocumentRef>
+  /**
+   * The events one log event stands for, when it is only a reference to others (a committed
+   * historical import names its chunks); null for an ordinary event. The runtime applies them in
+   * order in place of the log event, and commits right after, so one commit holds one expansion.
+   */
+  expand?(event: RecordedEvent, log: EventLog): AsyncIterable<RecordedEvent> | null
+  /**
+   * The parts of a log event that packs several (a capture request), each a log event of its own
+   * with the same position. When `apply` fails on the whole, the runtime applies the parts one by
+   * one and quarantines only those that fail.
+   */
+  split?(event: RecordedEvent): readonly RecordedEvent[]
   apply(view: ProjectionView, event: RecordedEvent): void
 }
 

@@ -1,7 +1,7 @@
 import { comparePositions, type JsonObject, type Position } from '../src/eventlog/port.js'
 import type { FindQuery, ReadStore } from '../src/readstore/port.js'
 import { checkpointName, physicalCollection } from './names.js'
-import type { ProjectionSet } from './projection-set.js'
+import type { Projections } from './projection-set.js'
 import type { Projector } from './projector.js'
 import type { ProjectionRegistry } from './registry.js'
 
@@ -10,7 +10,7 @@ export interface ReadModelsOptions {
   readonly projectors: readonly Projector[]
   readonly registry: ProjectionRegistry
   /** The projectors running in this process, if any; else waits poll the stored checkpoints. */
-  readonly projections?: ProjectionSet
+  readonly projections?: Projections
 }
 
 /**

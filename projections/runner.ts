@@ -1,10 +1,12 @@
-import type { EventLog, JsonObject, Position, RecordedEvent, Subscription, SubscriptionItem } from '../src/eventlog/port.js'
+import type { EventLog, Position, RecordedEvent, Subscription, SubscriptionItem } from '../src/eventlog/port.js'
 import { comparePositions } from '../src/eventlog/port.js'
 import { CheckpointConflict, type DocumentChange, type ReadStore } from '../src/readstore/port.js'
-import { EVENTS_CAPTURED } from '../src/ingestion/captured-event.js'
-import { IMPORT_COMMITTED, capturedFromImport } from '../src/ingestion/import-events.js'
-import type { DocumentRef, Projector } from './projector.js'
+import type { Projector } from './projector.js'
 import { checkpointName, physicalCollection, type Build } from './names.js'
+import { isTransientStoreError } from '../src/kernel/storage-errors.js'
+import { QUARANTINE, quarantineRecord } from './quarantine.js'
+import { ProjectorFailed, StagedView } from './staged-view.js'
+import { PositionWaiters } from './waiters.js'
 
 export type RunnerStatus = 'starting' | 'catching_up' | 'live' | 'failed' | 'stopped'
 
@@ -17,69 +19,56 @@ export interface RunnerOptions {
   readonly batchSize?: number
   /** Minimum time between checkpoint-only commits while nothing matches. Default 1000 ms. */
   readonly idleCheckpointMs?: number
+  /** Failed commits of the same events before the runtime looks for the one at fault. Default 3. */
+  readonly attemptsBeforeQuarantine?: number
   /** `fatal` when the projection stopped; otherwise it retries after a backoff. */
   readonly onError?: (error: unknown, fatal: boolean) => void
-}
-
-class NeedDocument {
-  constructor(readonly collection: string, readonly id: string) {}
-}
-
-/** The projector's own code threw: retrying cannot help, so the projection stops. */
-class ProjectorFailed extends Error {
-  constructor(override readonly cause: unknown) {
-    super('projector failed', { cause })
-  }
+  /** Called once for each event the projection skips. */
+  readonly onQuarantine?: (record: DocumentChange) => void
+  /** Called whenever the applied position moves. */
+  readonly onAdvance?: (position: Position) => void
 }
 
 const IDLE = Symbol('idle')
 const idle = (ms: number): Promise<typeof IDLE> =>
   new Promise((resolve) => (ms === 0 ? setImmediate(() => resolve(IDLE)) : setTimeout(() => resolve(IDLE), ms).unref()))
-const CACHE_LIMIT = 50_000
 
-const deepFreeze = <T>(value: T): T => {
-  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
-    Object.freeze(value)
-    for (const child of Object.values(value)) deepFreeze(child)
-  }
-  return value
-}
+const sameEvent = (a: RecordedEvent, b: { position: Position; id: string }): boolean =>
+  comparePositions(a.position, b.position) === 0 && a.id === b.id
 
 /**
  * Runs one build of one projector: subscribes to the log from the stored checkpoint, folds
- * batches in memory, commits documents and checkpoint in one atomic step, and wakes the callers
- * waiting for a position. It is the only writer of its collections, so the documents it has
- * committed can stay cached between batches.
+ * batches in memory, and commits documents and checkpoint in one atomic step.
+ *
+ * No event can stop it. An event the projector throws on is quarantined at once (recorded, with
+ * the error, in the same commit that moves past it), and for a packed event only the parts that
+ * fail. A commit the store keeps refusing is retried, then replayed one log event per commit until
+ * the refused one is found and quarantined. Both rules depend only on the events and the code, so
+ * a rebuild skips the same events. Store errors that pass by themselves (busy, full, unreachable)
+ * are retried without end and never quarantine anything.
  */
 export class ProjectionRunner {
   readonly checkpointName: string
   status: RunnerStatus = 'starting'
-  /** Every event at or before this position has been applied and committed (or skipped). */
-  position: Position | null = null
+  private readonly waiters = new PositionWaiters()
+  private readonly view: StagedView
   private committed: Position | null = null
   private lastPersistAt = 0
   private unpersisted: Position | null = null
-  private readonly cache = new Map<string, JsonObject | null>()
-  private readonly waiters = new Set<{ position: Position; resolve: (reached: boolean) => void }>()
+  /** While set, one log event per commit, up to this position: the search for a refused event. */
+  private stepUntil: Position | null = null
+  /** The events of the commit in progress, to know which ones a failure concerns. */
+  private attempt: RecordedEvent[] = []
+  /** A log event whose commit the store refuses, with the refusal: the next pass skips it. */
+  private refused: { event: RecordedEvent; error: unknown } | null = null
   private stopRequested = false
   private unsubscribe: (() => Promise<void>) | undefined
   private loop: Promise<void> | undefined
 
   constructor(private readonly options: RunnerOptions) {
     this.checkpointName = checkpointName(options.projector.name, options.build)
-  }
-
-  /**
-   * A projector of captured events also sees committed historical imports, as the
-   * `EventsCaptured` events they hold; the import's own chunk records never reach it.
-   */
-  private get readsImports(): boolean {
-    const { handles } = this.options.projector
-    return handles.includes(EVENTS_CAPTURED) && !handles.includes(IMPORT_COMMITTED)
-  }
-
-  private get idleCheckpointMs(): number {
-    return this.options.idleCheckpointMs ?? 1000
+    this.view = new StagedView(options.projector, options.store, (collection) => this.physical(collection))
+    if (options.onAdvance) this.waiters.onAdvance = options.onAdvance
   }
 
   get projector(): Projector {
@@ -88,6 +77,16 @@ export class ProjectionRunner {
 
   get build(): Build {
     return this.options.build
+  }
+
+  /** Every event at or before this position has been applied and committed (or skipped). */
+  get position(): Position | null {
+    return this.waiters.position
+  }
+
+  /** When the position last moved (ms since the epoch). */
+  get movedAt(): number {
+    return this.waiters.movedAt
   }
 
   physical(collection: string): string {
@@ -99,60 +98,77 @@ export class ProjectionRunner {
     for (const [collection, indexes] of Object.entries(projector.indexes ?? {})) {
       for (const fields of indexes) await store.ensureIndex(this.physical(collection), fields)
     }
+    await store.ensureIndex(QUARANTINE, ['checkpoint'])
     this.status = 'catching_up'
     this.loop = this.supervise().catch((error: unknown) => {
       this.status = 'failed'
-      this.releaseWaiters()
+      this.waiters.release()
       this.options.onError?.(error, true)
     })
   }
 
   /**
-   * Runs from the stored checkpoint. When a commit finds the checkpoint moved (another instance
-   * of this build got there first), the cached documents may be stale: drop them and resume from
-   * what is stored. When the log or the store fails, retry with backoff. Only an error thrown by
-   * the projector's own code stops the projection: nothing is ever skipped.
+   * Runs from the stored checkpoint; after any failure, drops what is cached and resumes from what
+   * is stored (another instance of this build may have moved it).
    */
   private async supervise(): Promise<void> {
-    let failures = 0
+    let transient = 0
+    let refusals = 0
+    const limit = this.options.attemptsBeforeQuarantine ?? 3
     while (!this.stopRequested) {
-      this.cache.clear()
+      this.view.reset()
       this.unpersisted = null
-      const subscription = await this.resume()
+      this.attempt = []
+      let subscription: Subscription | undefined
       try {
+        subscription = await this.resume()
         await this.run(subscription[Symbol.asyncIterator]())
         return
       } catch (error) {
-        await subscription.unsubscribe().catch(() => undefined)
-        if (error instanceof ProjectorFailed) throw error.cause
+        await subscription?.unsubscribe().catch(() => undefined)
         if (error instanceof CheckpointConflict) continue
         this.options.onError?.(error, false)
-        failures++
-        await new Promise((resolve) => setTimeout(resolve, Math.min(5000, 50 * 2 ** failures)))
+        if (isTransientStoreError(error) || this.attempt.length === 0) {
+          transient++
+        } else {
+          transient = 0
+          refusals++
+          if (refusals >= limit) {
+            refusals = 0
+            if (this.attempt.length === 1) this.refused = { event: this.attempt[0]!, error }
+            else this.stepUntil = this.attempt.at(-1)!.position
+          }
+        }
+        await new Promise((resolve) => setTimeout(resolve, Math.min(5000, 50 * 2 ** Math.min(transient, 7))))
       }
     }
   }
 
   private async resume(): Promise<Subscription> {
     this.committed = await this.options.store.checkpoint(this.checkpointName)
-    if (this.committed && (!this.position || comparePositions(this.committed, this.position) > 0)) this.advance(this.committed)
+    if (this.committed && !this.waiters.reached(this.committed)) this.waiters.advance(this.committed)
     const subscription = this.options.log.subscribeToAll({
       fromPosition: this.committed ?? 'start',
-      filter: { eventTypes: this.readsImports ? [...this.options.projector.handles, IMPORT_COMMITTED] : this.options.projector.handles },
+      filter: { eventTypes: this.options.projector.handles },
     })
     this.unsubscribe = () => subscription.unsubscribe()
     return subscription
   }
 
+  private batchLimit(): number {
+    if (this.stepUntil && this.position && comparePositions(this.position, this.stepUntil) >= 0) this.stepUntil = null
+    return this.stepUntil ? 1 : this.options.batchSize ?? 500
+  }
+
   private async run(items: AsyncIterator<SubscriptionItem>): Promise<void> {
-    const batchSize = this.options.batchSize ?? 500
+    const idleCheckpointMs = this.options.idleCheckpointMs ?? 1000
     const batch: RecordedEvent[] = []
     let pending: Promise<IteratorResult<SubscriptionItem>> | null = null
     while (!this.stopRequested) {
       pending ??= items.next()
       // While events keep arriving without a wait, keep folding; commit as soon as the source
       // pauses. A skipped-to position is persisted once things have been quiet for a while.
-      const wait = batch.length > 0 ? 0 : this.unpersisted ? this.idleCheckpointMs : -1
+      const wait = batch.length > 0 ? 0 : this.unpersisted ? idleCheckpointMs : -1
       const result = wait < 0 ? await pending : await Promise.race([pending, idle(wait)])
       if (result === IDLE) {
         if (batch.length > 0) await this.flush(batch)
@@ -164,8 +180,7 @@ export class ProjectionRunner {
       const item = result.value
       if (item.kind === 'event') {
         batch.push(item.event)
-        // An import is committed on its own, so one commit never holds more than one import.
-        if (batch.length >= batchSize || item.event.type === IMPORT_COMMITTED) await this.flush(batch)
+        if (batch.length >= this.batchLimit()) await this.flush(batch)
       } else {
         await this.flush(batch)
         if (item.kind === 'checkpoint') await this.skipTo(item.position)
@@ -175,92 +190,97 @@ export class ProjectionRunner {
     await this.flush(batch)
   }
 
+  /** Folds `batch` (emptying it) and commits; an expanded event ends a commit of its own. */
   private async flush(batch: RecordedEvent[]): Promise<void> {
-    if (batch.length === 0) return
-    const events = batch.splice(0)
-    const dirty = new Set<string>()
-    for (const event of events) {
-      if (event.type === IMPORT_COMMITTED && this.readsImports) {
-        // Every chunk of the import is applied in this same commit: all of it becomes visible, or none.
-        for await (const chunk of capturedFromImport(this.options.log, event)) await this.applyEvent(chunk, dirty)
-      } else {
-        await this.applyEvent(event, dirty)
+    while (batch.length > 0) {
+      const { projector, log } = this.options
+      const events: RecordedEvent[] = []
+      const quarantined: DocumentChange[] = []
+      while (batch.length > 0) {
+        const event = batch.shift()!
+        events.push(event)
+        const expanded = projector.expand?.(event, log) ?? null
+        if (expanded === null) {
+          await this.applyOrQuarantine(event, quarantined)
+          continue
+        }
+        if (!this.skipRefused(event, quarantined)) {
+          for await (const unit of expanded) await this.applyOrQuarantine(unit, quarantined, false)
+        }
+        break
       }
+      await this.commit(events, quarantined)
     }
-    const changes: DocumentChange[] = [...dirty].map((key) => {
-      const [collection, id] = key.split('\u0000') as [string, string]
-      return { collection: this.physical(collection), id, doc: this.cache.get(key) ?? null }
-    })
+  }
+
+  /** True when `event` is the one the store refused: it is quarantined instead of applied. */
+  private skipRefused(event: RecordedEvent, quarantined: DocumentChange[]): boolean {
+    if (!this.refused || !sameEvent(event, this.refused.event)) return false
+    quarantined.push(this.quarantine(event, null, this.refused.error))
+    this.refused = null
+    return true
+  }
+
+  private async applyOrQuarantine(event: RecordedEvent, quarantined: DocumentChange[], checkRefused = true): Promise<void> {
+    if (checkRefused && this.skipRefused(event, quarantined)) return
+    const failure = await this.tryApply(event)
+    if (failure === null) return
+    const parts = this.partsOf(event)
+    if (parts.length < 2) {
+      quarantined.push(this.quarantine(event, null, failure.cause))
+      return
+    }
+    for (const [index, part] of parts.entries()) {
+      const partFailure = await this.tryApply(part)
+      if (partFailure !== null) quarantined.push(this.quarantine(event, index, partFailure.cause))
+    }
+  }
+
+  /** Applies one event; what the projector threw, or null when it applied. */
+  private async tryApply(event: RecordedEvent): Promise<{ cause: unknown } | null> {
+    try {
+      await this.view.apply(event)
+      return null
+    } catch (error) {
+      if (!(error instanceof ProjectorFailed)) throw error
+      return { cause: error.cause }
+    }
+  }
+
+  private partsOf(event: RecordedEvent): readonly RecordedEvent[] {
+    try {
+      return this.options.projector.split?.(event) ?? []
+    } catch {
+      return []
+    }
+  }
+
+  private quarantine(event: RecordedEvent, part: number | null, error: unknown): DocumentChange {
+    const record = quarantineRecord(this.checkpointName, this.options.projector.name, event, part, error)
+    const change = { collection: QUARANTINE, id: record.id, doc: record }
+    this.options.onQuarantine?.(change)
+    return change
+  }
+
+  private async commit(events: RecordedEvent[], quarantined: DocumentChange[]): Promise<void> {
     const next = events.at(-1)!.position
-    await this.options.store.commit({ checkpoint: this.checkpointName, expected: this.committed, next, changes })
+    this.attempt = events
+    await this.options.store.commit({
+      checkpoint: this.checkpointName, expected: this.committed, next, changes: [...this.view.changes(), ...quarantined],
+    })
+    this.attempt = []
+    this.view.committed()
     this.committed = next
     this.unpersisted = null
     this.lastPersistAt = Date.now()
-    if (this.cache.size > CACHE_LIMIT) this.cache.clear()
-    this.advance(next)
-  }
-
-  /** Loads what the projector says it will read, a few rounds at most; `apply` loads any rest. */
-  private async prefetch(event: RecordedEvent): Promise<void> {
-    const { projector, store } = this.options
-    const peek = (collection: string, id: string): JsonObject | null | undefined => this.cache.get(`${collection}\u0000${id}`)
-    for (let round = 0; round < 4; round++) {
-      let wanted: DocumentRef[]
-      try {
-        wanted = [...projector.prefetch!(event, peek)].filter(([collection, id]) => {
-          if (!projector.collections.includes(collection)) throw new TypeError(`${projector.name} does not own ${collection}`)
-          return !this.cache.has(`${collection}\u0000${id}`)
-        })
-      } catch (error) {
-        throw new ProjectorFailed(error)
-      }
-      if (wanted.length === 0) return
-      for (const [collection, id] of wanted) {
-        const key = `${collection}\u0000${id}`
-        if (!this.cache.has(key)) this.cache.set(key, deepFreeze(await store.get(this.physical(collection), id)))
-      }
-    }
-  }
-
-  private async applyEvent(event: RecordedEvent, dirty: Set<string>): Promise<void> {
-    const { projector, store } = this.options
-    if (projector.prefetch) await this.prefetch(event)
-    for (;;) {
-      const staged = new Map<string, JsonObject | null>()
-      const keyOf = (collection: string, id: string): string => {
-        if (!projector.collections.includes(collection)) throw new TypeError(`${projector.name} does not own ${collection}`)
-        return `${collection}\u0000${id}`
-      }
-      try {
-        projector.apply({
-          get: <T extends JsonObject>(collection: string, id: string) => {
-            const key = keyOf(collection, id)
-            if (staged.has(key)) return staged.get(key) as T | null
-            if (this.cache.has(key)) return this.cache.get(key) as T | null
-            throw new NeedDocument(collection, id)
-          },
-          put: (collection, id, doc) => { staged.set(keyOf(collection, id), deepFreeze(doc)) },
-          delete: (collection, id) => { staged.set(keyOf(collection, id), null) },
-        }, event)
-      } catch (error) {
-        if (!(error instanceof NeedDocument)) throw new ProjectorFailed(error)
-        const doc = await store.get(this.physical(error.collection), error.id)
-        this.cache.set(`${error.collection}\u0000${error.id}`, deepFreeze(doc))
-        continue
-      }
-      for (const [key, doc] of staged) {
-        this.cache.set(key, doc)
-        dirty.add(key)
-      }
-      return
-    }
+    this.waiters.advance(next)
   }
 
   /** Nothing this projector reads lies at or before `position`: move on, persisting now and then. */
   private async skipTo(position: Position): Promise<void> {
-    if (this.position && comparePositions(position, this.position) <= 0) return
-    this.advance(position)
-    if (Date.now() - this.lastPersistAt >= this.idleCheckpointMs) await this.persist(position)
+    if (this.waiters.reached(position)) return
+    this.waiters.advance(position)
+    if (Date.now() - this.lastPersistAt >= (this.options.idleCheckpointMs ?? 1000)) await this.persist(position)
     else this.unpersisted = position
   }
 
@@ -272,33 +292,11 @@ export class ProjectionRunner {
     this.lastPersistAt = Date.now()
   }
 
-  private advance(position: Position): void {
-    this.position = position
-    for (const waiter of [...this.waiters]) {
-      if (comparePositions(position, waiter.position) >= 0) {
-        this.waiters.delete(waiter)
-        waiter.resolve(true)
-      }
-    }
-  }
-
-  private releaseWaiters(): void {
-    for (const waiter of this.waiters) waiter.resolve(false)
-    this.waiters.clear()
-  }
-
   /** Resolves true once everything up to `position` is applied, false after `timeoutMs` or a failure. */
   waitFor(position: Position, timeoutMs: number): Promise<boolean> {
-    if (this.position && comparePositions(this.position, position) >= 0) return Promise.resolve(true)
+    if (this.waiters.reached(position)) return Promise.resolve(true)
     if (this.status === 'failed' || this.status === 'stopped') return Promise.resolve(false)
-    return new Promise((resolve) => {
-      const waiter = {
-        position,
-        resolve: (reached: boolean) => { clearTimeout(timer); resolve(reached) },
-      }
-      const timer = setTimeout(() => { this.waiters.delete(waiter); resolve(false) }, timeoutMs)
-      this.waiters.add(waiter)
-    })
+    return this.waiters.wait(position, timeoutMs)
   }
 
   async stop(): Promise<void> {
@@ -306,6 +304,6 @@ export class ProjectionRunner {
     await this.unsubscribe?.()
     await this.loop
     if (this.status !== 'failed') this.status = 'stopped'
-    this.releaseWaiters()
+    this.waiters.release()
   }
 }

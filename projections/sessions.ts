@@ -1,5 +1,5 @@
 import { foldSession, observedValues, sessionIdOf, sessionKey, type SessionRecord } from '../src/persons/sessions.js'
-import { CAPTURED_BATCH, CAPTURED_HANDLES, capturedOf, normalisedOf } from './captured.js'
+import { capturedEvents, capturedOf, normalisedOf } from './captured.js'
 import type { DocumentRef, Projector } from './projector.js'
 
 export const SESSIONS = 'sessions'
@@ -14,8 +14,7 @@ export const sessions: Projector = {
   name: 'sessions',
   version: 1,
   collections: [SESSIONS, SESSION_VALUES],
-  handles: CAPTURED_HANDLES,
-  batchSize: CAPTURED_BATCH,
+  ...capturedEvents,
   indexes: {
     [SESSIONS]: [['environment_id', 'start_timestamp']],
     [SESSION_VALUES]: [['environment_id', 'source']],

@@ -1,19 +1,29 @@
+import { parse as parseQuery } from 'node:querystring'
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify'
 import type { EventLog } from './eventlog/port.js'
 import type { ReadStore } from './readstore/port.js'
-import type { ProjectionSet } from '../projections/projection-set.js'
+import type { Projections } from '../projections/projection-set.js'
 import type { ReadModels } from '../projections/read-models.js'
 import { accountRoutes } from './accounts/routes.js'
 import { activityLogRoutes } from './activity/routes.js'
 import { useAuth } from './auth/authenticate.js'
+import { KeyRateLimiter, useRateLimits, type RateWindow } from './auth/rate-limit.js'
 import { useErrorHandling } from './http/errors.js'
 import { healthRoutes } from './http/health.js'
+import { boundJsonDepth } from './http/json-depth.js'
 import { logRequests } from './http/request-log.js'
 import { useZod } from './http/zod.js'
+import { useCors } from './ingestion/cors.js'
 import { registerEnvironmentScoped } from './http/environment-scope.js'
 import { environmentRoutes } from './environments/routes.js'
 import { subscriptionRoutes } from './subscriptions/routes.js'
 import { flagRoutes } from './flags/routes.js'
+import { remoteConfigRoutes as flagRemoteConfigRoutes } from './flags/remote-config-routes.js'
+import { surveyRoutes } from './surveys/routes.js'
+import { publicSurveyRoutes } from './surveys/public-routes.js'
+import { remoteConfigRoutes } from './remote-config/routes.js'
+import { staticRoutes } from './static/routes.js'
+import { recordingRoutes } from './ingestion/recordings.js'
 import { collaboratorRoutes } from './dashboards/collaborator-routes.js'
 import { dashboardRoutes } from './dashboards/routes.js'
 import { sharedViewRoutes, sharingRoutes } from './dashboards/sharing-routes.js'
@@ -32,33 +42,59 @@ export interface AppDeps {
   readonly log: EventLog
   readonly store: ReadStore
   readonly models: ReadModels
-  readonly projections?: ProjectionSet
+  readonly projections?: Projections
   /** Which route groups to serve; `/_health` is always served. */
   readonly roles: readonly HttpRole[]
   /** A pino logger; none in tests. */
   readonly logger?: FastifyBaseLogger
+  /** Requests allowed per personal API key; none (no limit) when not given. */
+  readonly rateLimits?: readonly RateWindow[]
+  /** How long a client may take to send a whole request, headers and body. Default 30 s. */
+  readonly requestTimeoutMs?: number
 }
+
+/**
+ * Query strings as Django reads them (`request.GET.get`): a repeated parameter has its last value,
+ * so every route sees one string per name, never an array.
+ */
+const lastValues = (text: string): Record<string, string> => {
+  const parsed = parseQuery(text)
+  return Object.fromEntries(Object.entries(parsed).map(([name, value]) => [name, Array.isArray(value) ? value.at(-1) ?? '' : value ?? '']))
+}
+
+/** Connections one process keeps open at most; more are refused until some close. */
+export const MAX_CONNECTIONS = 4096
 
 /** Builds the HTTP app without listening, so tests can `inject` and the CLI can `listen`. */
 export const buildApp = async (deps: AppDeps): Promise<FastifyInstance> => {
+  const requestTimeout = deps.requestTimeoutMs ?? 30_000
   const app = Fastify({
     ...(deps.logger ? { loggerInstance: deps.logger } : { logger: false }),
-    routerOptions: { ignoreTrailingSlash: true },
+    // Long path segments (tokens, flag keys up to 400 characters) reach the routes, which refuse them in PostHog's shape.
+    routerOptions: { ignoreTrailingSlash: true, querystringParser: lastValues, maxParamLength: 1000 },
     bodyLimit: 20 * 1024 * 1024,
+    // A slow or stalled client cannot hold a connection: the whole request must arrive in time
+    // (checked every second), its headers within ten seconds.
+    requestTimeout,
+    http: { connectionsCheckingInterval: Math.min(1000, requestTimeout), headersTimeout: Math.min(10_000, requestTimeout) },
     // Requests are logged by our own hook, so that keys in query strings never reach the logs.
     logController: new LogController({ disableRequestLogging: true }),
   })
+  app.server.maxConnections = MAX_CONNECTIONS
   logRequests(app)
   useZod(app)
+  boundJsonDepth(app)
   useErrorHandling(app)
+  useCors(app)
   useAuth(app, deps)
+  if (deps.rateLimits && deps.rateLimits.length > 0) useRateLimits(app, new KeyRateLimiter(deps.rateLimits))
   await app.register(healthRoutes, deps)
   if (deps.roles.includes('api')) {
     await app.register(accountRoutes, deps)
     await app.register(environmentRoutes, deps)
     const scoped = [
-      dashboardRoutes, collaboratorRoutes, sharingRoutes, subscriptionRoutes, flagRoutes, personRoutes, groupRoutes, eventRoutes, sessionRoutes,
-      activityLogRoutes,
+      dashboardRoutes, collaboratorRoutes, sharingRoutes, subscriptionRoutes, flagRoutes, flagRemoteConfigRoutes, surveyRoutes,
+      personRoutes, groupRoutes, eventRoutes, sessionRoutes, activityLogRoutes,
     ]
     for (const plugin of scoped) await registerEnvironmentScoped(app, plugin, deps)
     await app.register(sharedViewRoutes, deps)
@@ -68,6 +104,10 @@ export const buildApp = async (deps: AppDeps): Promise<FastifyInstance> => {
     const tokens = new TokenResolver(deps)
     await app.register(ingestRoutes, { ...deps, tokens })
     await app.register(decideRoutes, { ...deps, tokens })
+    await app.register(remoteConfigRoutes, { ...deps, tokens })
+    await app.register(publicSurveyRoutes, { ...deps, tokens })
+    await app.register(recordingRoutes)
+    await app.register(staticRoutes)
   }
   return app
 }

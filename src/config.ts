@@ -1,5 +1,6 @@
 import { join, resolve } from 'node:path'
 import { z } from 'zod'
+import { parseRateLimits } from './auth/rate-limit.js'
 
 const Env = z.object({
   PORT: z.coerce.number({ error: 'must be a whole number from 0 to 65535' }).int('must be a whole number from 0 to 65535')
@@ -12,6 +13,11 @@ const Env = z.object({
   /** Set to use MongoDB (a replica set) for read models, e.g. `mongodb://localhost:27017/?replicaSet=rs0`. */
   HEDGELOG_MONGO_URL: z.string().regex(/^mongodb(\+srv)?:\/\/./, 'must be a mongodb:// or mongodb+srv:// connection string').optional(),
   HEDGELOG_MONGO_DATABASE: z.string().regex(/^[A-Za-z0-9_-]{1,60}$/, 'must be a MongoDB database name').default('hedgelog'),
+  /** Worker threads the projector role runs the projections in; 0 runs them on the main thread. */
+  HEDGELOG_PROJECTION_THREADS: z.coerce.number({ error: 'must be a whole number from 0 to 8' }).int('must be a whole number from 0 to 8')
+    .min(0, 'must be a whole number from 0 to 8').max(8, 'must be a whole number from 0 to 8').default(2),
+  /** Limits per personal API key, e.g. `480/minute,4800/hour` (PostHog's), or `off`. */
+  HEDGELOG_RATE_LIMITS: z.string().refine((text) => parseRateLimits(text) !== null, 'must be like 480/minute,4800/hour, or off').default('480/minute,4800/hour'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], { error: 'must be one of fatal, error, warn, info, debug, trace, silent' }).default('info'),
 })
 

@@ -8,7 +8,8 @@ import { DomainError } from './kernel/errors.js'
 import type { CommandContext } from './kernel/handle-command.js'
 import { newEventId } from './kernel/ids.js'
 import { ROLES, startService, type Role } from './service.js'
-import { openEventLog } from './storage.js'
+import { openEventLog, openStorage } from './storage.js'
+import { listQuarantined, retryQuarantined } from './cli/quarantine.js'
 
 const USAGE = `usage: hedgelog <command>
 
@@ -18,6 +19,8 @@ const USAGE = `usage: hedgelog <command>
                                                    issue a personal API key for the init user ('*' for all)
   keys create --unscoped [--label L] [--json]      issue a legacy key without scopes (PostHog lets it do anything)
   keys revoke <key id>                             revoke a personal API key
+  quarantine list [--json]                         events the projections skipped, and why
+  quarantine retry [--projection NAME]             rebuild the projections that skipped events (after a fix)
 
 environment: PORT, HOST, HEDGELOG_DATA_DIR, HEDGELOG_EVENTSTORE_URL, HEDGELOG_MONGO_URL, LOG_LEVEL`
 
@@ -92,6 +95,30 @@ const keys = async (config: Config, args: string[]): Promise<void> => {
   throw new UsageError(USAGE)
 }
 
+const quarantine = async (config: Config, args: string[]): Promise<void> => {
+  const [action, ...rest] = args
+  const { values } = parseArgs({ args: rest, options: { json: { type: 'boolean', default: false }, projection: { type: 'string' } } })
+  if (action !== 'list' && action !== 'retry') throw new UsageError(USAGE)
+  const { log, store } = await openStorage(config)
+  try {
+    if (action === 'list') {
+      const records = await listQuarantined(store)
+      if (values.json) process.stdout.write(`${JSON.stringify(records)}\n`)
+      else if (records.length === 0) process.stdout.write('nothing is quarantined\n')
+      else for (const q of records) process.stdout.write(`${q.projection}\t${q.position}${q.part === null ? '' : `#${q.part}`}\t${q.event_type}\t${q.stream_id}@${q.revision}\t${q.error}\n`)
+      return
+    }
+    const names = await retryQuarantined(log, store, values.projection)
+    process.stdout.write(names.length === 0 ? 'nothing to retry\n' : `rebuilding ${names.join(', ')}: the running projector switches to each new build once it has caught up\n`)
+  } catch (error) {
+    if (error instanceof RangeError) throw new UsageError(error.message)
+    throw error
+  } finally {
+    await log.close()
+    await store.close()
+  }
+}
+
 const main = async (argv: string[]): Promise<void> => {
   const [command = 'serve', ...args] = argv
   if (command === '--help' || command === 'help' || command === '-h') {
@@ -103,6 +130,7 @@ const main = async (argv: string[]): Promise<void> => {
     case 'serve': return serve(config, args)
     case 'init': return init(config, args)
     case 'keys': return keys(config, args)
+    case 'quarantine': return quarantine(config, args)
     default: throw new UsageError(USAGE)
   }
 }

@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify'
 import { hostname } from 'node:os'
 import { buildApp, type HttpRole } from './app.js'
+import { parseRateLimits } from './auth/rate-limit.js'
 import type { Config } from './config.js'
 import type { EventLog } from './eventlog/port.js'
 import { newUlid } from './kernel/ids.js'
@@ -9,7 +10,8 @@ import { projectionWatchdog } from './scheduler/projection-watchdog.js'
 import { startScheduler, type Scheduler } from './scheduler/scheduler.js'
 import { openStorage } from './storage.js'
 import { allProjectors } from '../projections/index.js'
-import { ProjectionSet } from '../projections/projection-set.js'
+import { ProjectionSet, type Projections } from '../projections/projection-set.js'
+import { ThreadedProjections } from '../projections/threads/host.js'
 import { ReadModels } from '../projections/read-models.js'
 import { ProjectionRegistry } from '../projections/registry.js'
 
@@ -20,7 +22,7 @@ export interface Service {
   readonly log: EventLog
   readonly store: ReadStore
   readonly models: ReadModels
-  readonly projections?: ProjectionSet
+  readonly projections?: Projections
   readonly app?: FastifyInstance
   /** `http://host:port` once listening. */
   readonly address?: string
@@ -28,18 +30,34 @@ export interface Service {
   close(): Promise<void>
 }
 
+/**
+ * The projector role: in worker threads (the default), so that projection work never delays a
+ * request, each thread woken at once by this thread's commits; or on this thread when
+ * HEDGELOG_PROJECTION_THREADS is 0.
+ */
+const startProjections = (config: Config, log: EventLog, store: ReadStore, registry: ProjectionRegistry, logger: FastifyBaseLogger): Projections => {
+  if (config.HEDGELOG_PROJECTION_THREADS > 0) {
+    const threaded = new ThreadedProjections({
+      config, projectors: allProjectors, threads: config.HEDGELOG_PROJECTION_THREADS,
+      log: (level, fields, message) => logger[level](fields, message),
+    })
+    ;(log as { onCommit?: (listener: () => void) => void }).onCommit?.(() => threaded.wake())
+    return threaded
+  }
+  return new ProjectionSet({
+    log, store, registry, projectors: allProjectors,
+    onError: (projection, error, fatal) => fatal
+      ? logger.error({ projection, err: error }, 'projection stopped')
+      : logger.warn({ projection, err: error }, 'projection failed to advance; retrying'),
+    onQuarantine: (projection, record) => logger.error({ projection, quarantined: record }, 'event quarantined: the projection skipped it'),
+  })
+}
+
 /** Opens the stores and starts the requested roles of one process. */
 export const startService = async (config: Config, roles: readonly Role[], logger: FastifyBaseLogger): Promise<Service> => {
   const { log, store } = await openStorage(config)
   const registry = new ProjectionRegistry(store)
-  const projections = roles.includes('projector')
-    ? new ProjectionSet({
-      log, store, registry, projectors: allProjectors,
-      onError: (projection, error, fatal) => fatal
-        ? logger.error({ projection, err: error }, 'projection stopped')
-        : logger.warn({ projection, err: error }, 'projection failed to advance; retrying'),
-    })
-    : undefined
+  const projections = roles.includes('projector') ? startProjections(config, log, store, registry, logger) : undefined
   await projections?.start()
   const models = new ReadModels({ store, registry, projectors: allProjectors, ...(projections ? { projections } : {}) })
 
@@ -57,7 +75,7 @@ export const startService = async (config: Config, roles: readonly Role[], logge
   let app: FastifyInstance | undefined
   let address: string | undefined
   if (httpRoles.length > 0) {
-    app = await buildApp({ log, store, models, roles: httpRoles, logger, ...(projections ? { projections } : {}) })
+    app = await buildApp({ log, store, models, roles: httpRoles, logger, rateLimits: parseRateLimits(config.HEDGELOG_RATE_LIMITS)!, ...(projections ? { projections } : {}) })
     address = await app.listen({ host: config.HOST, port: config.PORT })
   }
 

@@ -33,6 +33,9 @@ export interface AuthDeps {
 
 const BEARER = /^Bearer\s+(\S.+)$/
 
+/** How long an unknown key waits for the key projections to reach the head of the log. */
+const UNKNOWN_KEY_WAIT_MS = 500
+
 /** PostHog tries one place only, the first that has a key: header, then body, then query string. */
 const presentedKey = (request: FastifyRequest): { key: string; source: string } | null => {
   const header = request.headers.authorization
@@ -59,17 +62,17 @@ const resolveKey = async (models: ReadModels, key: string): Promise<Principal | 
  */
 export const useAuth = (app: FastifyInstance, deps: AuthDeps): void => {
   app.decorateRequest('principal', null)
-  app.addHook('preHandler', async (request) => {
-    const required = request.routeOptions.config.scopes
-    if (required === undefined) return
+  const authenticate = async (request: FastifyRequest): Promise<void> => {
+    const required = request.routeOptions.config.scopes!
     const presented = presentedKey(request)
     if (!presented) throw new NotAuthenticated()
     let principal = await resolveKey(deps.models, presented.key)
     if (!principal) {
+      // A short wait, so a flood of unknown keys cannot hold requests open while projections lag;
+      // then always a fresh look, since the key may have been projected as the wait ran out.
       const head = await deps.log.headPosition()
-      if (head && (await deps.models.waitFor(head, ['personal_api_keys', 'users'], 2000))) {
-        principal = await resolveKey(deps.models, presented.key)
-      }
+      if (head) await deps.models.waitFor(head, ['personal_api_keys', 'users'], UNKNOWN_KEY_WAIT_MS)
+      principal = await resolveKey(deps.models, presented.key)
     }
     if (!principal) throw new AuthenticationFailed(`Personal API key found in request ${presented.source} is invalid.`)
     if (request.routeOptions.config.scopedKeys === false && principal.scopes !== null) {
@@ -78,6 +81,11 @@ export const useAuth = (app: FastifyInstance, deps: AuthDeps): void => {
     const missing = required.find((scope) => !grants(principal.scopes, scope))
     if (missing !== undefined) throw new PermissionDenied(`API key missing required scope '${missing}'`)
     request.principal = principal
+  }
+  // Public routes (capture, decide) pass the hook without the cost of a promise.
+  app.addHook('preHandler', (request, _reply, done) => {
+    if (request.routeOptions.config.scopes === undefined) return done()
+    authenticate(request).then(() => done(), done)
   })
 }
 

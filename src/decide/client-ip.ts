@@ -1,23 +1,5 @@
 import { BlockList, isIP } from 'node:net'
 
-/**
- * The client address PostHog uses for GeoIP: the first `X-Forwarded-For` entry (trimmed, with a
- * `:port` after an IPv4 address or a `[v6]:port` form unwrapped), else the socket's peer address.
- */
-export const clientIp = (forwardedFor: string | readonly string[] | undefined, peerAddress: string | undefined): string | null => {
-  const header = Array.isArray(forwardedFor) ? forwardedFor[0] : forwardedFor
-  const first = typeof header === 'string' ? header.split(',')[0]!.trim() : ''
-  const candidate = first !== '' ? stripPort(first) : (peerAddress ?? '')
-  return candidate === '' ? null : candidate
-}
-
-const stripPort = (address: string): string => {
-  const bracketed = /^\[([^\]]+)\](?::\d+)?$/.exec(address)
-  if (bracketed) return bracketed[1]!
-  const v4WithPort = /^(\d{1,3}(?:\.\d{1,3}){3}):\d+$/.exec(address)
-  return v4WithPort ? v4WithPort[1]! : address
-}
-
 const notPublic = new BlockList()
 for (const [network, prefix] of [
   ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],

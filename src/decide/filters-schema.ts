@@ -2,6 +2,7 @@ import { z } from 'zod'
 import { compileFilterDate } from './dates.js'
 import { DATE_OPERATORS, PROPERTY_OPERATORS, STRING_VALUED_OPERATORS } from './operators.js'
 import { pythonText } from './python-text.js'
+import { patternProblem } from './regex.js'
 
 const FLAG_KEY = /^[a-zA-Z0-9_-]+$/
 export const INVALID_FLAG_KEY_MESSAGE = 'Only letters, numbers, hyphens (-) & underscores (_) are allowed.'
@@ -81,6 +82,11 @@ const propertyProblem = (filter: Filter): string | null => {
   }
   if (DATE_OPERATORS.has(operator) && compileFilterDate(filter.value) === null) return `Invalid date value: ${pythonText(filter.value)}`
   if (STRING_VALUED_OPERATORS.has(operator) && typeof filter.value !== 'string') return `Invalid value for operator ${operator}: ${pythonText(filter.value)}`
+  if (operator === 'regex' || operator === 'not_regex') {
+    // Only patterns the linear-time engine accepts are stored, so evaluation can never backtrack.
+    const problem = patternProblem(filter.value as string)
+    if (problem) return `Invalid regex pattern for ${filter.key}: ${problem}`
+  }
   if ((operator === 'in' || operator === 'not_in') && typeOf(filter) !== 'cohort') {
     return `The '${operator}' operator is only valid for cohort properties, not '${typeOf(filter)}' properties.`
   }

@@ -13,6 +13,8 @@ export interface EnvironmentFlags {
   readonly compiled: CompiledFlagSet
   /** Keys of the flags that keep a person's bucket across identification. */
   readonly continuityKeys: readonly string[]
+  /** Changes whenever the definitions do: the flag-set version and the group types. */
+  readonly stamp: string
 }
 
 export const flagDefinition = (flag: FeatureFlag): FlagDefinition => ({
@@ -27,9 +29,7 @@ export const flagDefinition = (flag: FeatureFlag): FlagDefinition => ({
   version: flag.version,
 })
 
-interface Entry extends EnvironmentFlags {
-  readonly stamp: string
-}
+type Entry = EnvironmentFlags
 
 /** An environment's group types as the engine and the local-evaluation payload name them: index → name. */
 export const groupTypeMapping = async (models: ReadModels, environmentId: number): Promise<GroupTypeMapping> =>

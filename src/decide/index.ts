@@ -6,6 +6,6 @@ export { evaluateFlags, mergeProperties, type EvaluationInput } from './evaluate
 export { flagFiltersSchema, flagFiltersCreateSchema, isValidFlagKey, INVALID_FLAG_KEY_MESSAGE, type FlagFiltersInput, type FlagFiltersOutput } from './filters-schema.js'
 export { PROPERTY_OPERATORS, type PropertyOperator } from './operators.js'
 export { createGeoip, type Geoip, type GeoipOptions, type GeoipProperties } from './geoip.js'
-export { clientIp } from './client-ip.js'
+export { clientIp } from '../http/client-ip.js'
 export { decideConfig, type DecideConfig, type DecideSettings } from './decide-config.js'
 export { decideBody, decideV1Body, decideV2Body, decideV3Body, decideVersion, detailedBody, type DecideBodyOptions, type DecideFormat, type DecideRouting } from './responses.js'

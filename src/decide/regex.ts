@@ -1,29 +1,32 @@
-// A leading inline-flag group such as `(?i)`, which the server's regex engine accepts and
-// JavaScript does not; `i`, `m` and `s` carry over as RegExp flags.
-const LEADING_FLAGS = /^\(\?([a-zA-Z]+)\)/
-const PORTABLE_FLAGS = /^[ims]+$/
+import { RE2JS } from 're2js'
+
+/** A compiled filter pattern: `test` searches its input unanchored, in time linear in the input. */
+export interface Pattern {
+  test(input: string): boolean
+}
 
 /**
- * Compiles a filter's pattern for an unanchored search, or returns null when it is invalid
- * (the `regex` and `not_regex` operators then both fail). Unicode mode is tried first, then
- * legacy mode for patterns that escape characters Unicode mode rejects (such as `\-`).
+ * Compiles a filter's pattern with RE2's syntax and linear-time matching, as PostHog's flags
+ * service does with Rust's `regex` crate (same syntax family: inline flags such as `(?i)`, no
+ * backreferences or look-around). Returns null when the engine refuses the pattern; the `regex`
+ * and `not_regex` operators then both fail, and the flag API refuses such a pattern up front.
+ * No pattern and no input can make matching backtrack, so nothing a request carries can hold
+ * the event loop here.
  */
-export const compilePattern = (pattern: string): RegExp | null => {
-  let source = pattern
-  let flags = ''
-  const inline = LEADING_FLAGS.exec(pattern)
-  if (inline) {
-    if (!PORTABLE_FLAGS.test(inline[1]!)) return null
-    flags = [...new Set(inline[1]!)].join('')
-    source = pattern.slice(inline[0].length)
-  }
+export const compilePattern = (pattern: string): Pattern | null => {
   try {
-    return new RegExp(source, `${flags}u`)
+    return RE2JS.compile(pattern)
   } catch {
-    try {
-      return new RegExp(source, flags)
-    } catch {
-      return null
-    }
+    return null
+  }
+}
+
+/** Why the engine refuses `pattern`, or null when it compiles. */
+export const patternProblem = (pattern: string): string | null => {
+  try {
+    RE2JS.compile(pattern)
+    return null
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error)
   }
 }

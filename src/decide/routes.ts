@@ -1,15 +1,16 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import type { EventLog, JsonObject } from '../eventlog/port.js'
 import { DomainError } from '../kernel/errors.js'
+import { toHttpError } from '../http/errors.js'
 import { randomUuid } from '../kernel/ids.js'
 import { decodeIngestBody } from '../ingestion/decode.js'
-import { answerPreflight, useCaptureCors } from '../ingestion/cors.js'
+import { answerPreflight } from '../ingestion/cors.js'
 import { TokenResolver } from '../ingestion/environments.js'
 import { useRawBodies } from '../ingestion/routes.js'
 import { CaptureError } from '../ingestion/errors.js'
 import { groupPropertiesFor, personPropertiesFor } from '../persons/read.js'
 import type { ReadModels } from '../../projections/read-models.js'
-import { clientIp } from './client-ip.js'
+import { clientIp } from '../http/client-ip.js'
 import { decideConfig, type DecideConfig, type DecideSettings } from './decide-config.js'
 import { evaluateFlags, mergeProperties } from './evaluate.js'
 import { FlagDefinitionCache } from './flag-cache.js'
@@ -34,6 +35,21 @@ const BAD_TOKEN = 'Project API key invalid. You can find your project API key in
 const refuse = (status: number, type: 'authentication_error' | 'validation_error', code: string, detail: string) =>
   new DomainError(status, type, code, detail)
 
+const TOO_LARGE = new DomainError(413, 'validation_error', 'request_too_large', 'Request body is too large.')
+
+/**
+ * Decide answers in the management API's error shape; what the capture decoder refuses (and a
+ * Content-Type that is no media type at all, 415 from fastify) is malformed data to decide.
+ */
+const asDecideRefusal = (error: unknown): unknown => {
+  const status = error instanceof CaptureError ? error.status : (error as { statusCode?: number }).statusCode
+  if (status === 413) return TOO_LARGE
+  if (error instanceof CaptureError || status === 400 || status === 415) {
+    return new DomainError(400, 'validation_error', 'malformed_data', `Malformed request data: ${(error as Error).message}`)
+  }
+  return error
+}
+
 /**
  * `/decide` (v1–v4) and `/flags` (v1, v2): flag values for one distinct id, from the flag,
  * person and group read models, overridden by what the request sends.
@@ -54,17 +70,10 @@ export const decideRoutes: FastifyPluginAsync<DecideDeps> = async (app, deps) =>
     return config
   }
   useRawBodies(app)
-  useCaptureCors(app)
-  app.setErrorHandler((error, _request, reply) => {
-    if (error instanceof DomainError) return reply.status(error.status).send({ type: error.type, code: error.code, detail: error.message, attr: null })
-    if (error instanceof CaptureError || (error as { statusCode?: number }).statusCode === 400) {
-      return reply.status(400).send({ type: 'validation_error', code: 'malformed_data', detail: `Malformed request data: ${(error as Error).message}`, attr: null })
-    }
-    if ((error as { statusCode?: number }).statusCode === 413) {
-      return reply.status(413).send({ type: 'validation_error', code: 'request_too_large', detail: 'Request body is too large.', attr: null })
-    }
-    reply.log.error({ err: error }, 'decide failed')
-    return reply.status(500).send({ type: 'server_error', code: 'error', detail: 'A server error occurred.', attr: null })
+  app.setErrorHandler((error, request, reply) => {
+    const { status, body } = toHttpError(asDecideRefusal(error), request)
+    if (status >= 500) request.log.error({ err: error }, 'decide failed')
+    return reply.status(status).send(body)
   })
 
   /** Stored properties overridden by GeoIP and then by the request's own. Failures to read set the errors flag. */

@@ -171,8 +171,13 @@ export class SqliteEventLog implements EventLog, SubscriptionSource {
         const position = this.statements.positionAt.get(stream, decision.lastRevision) as bigint
         return { nextExpectedRevision: decision.lastRevision, position: { commit: position, prepare: position } }
       }
-      case 'write':
-        return this.writeEvents(stream, decision.firstRevision, decision.undelete, events, now)
+      case 'write': {
+        if (events.length > 1 || decision.undelete) return this.writeEvents(stream, decision.firstRevision, decision.undelete, events, now)
+        // One row is written whole or not at all, so it needs no savepoint of its own.
+        const event = events[0]!
+        const position = this.statements.insert.run(stream, decision.firstRevision, event.id, event.type, now, event.data, event.metadata).lastInsertRowid as bigint
+        return { nextExpectedRevision: decision.firstRevision, position: { commit: position, prepare: position } }
+      }
     }
   }
 
@@ -253,6 +258,15 @@ export class SqliteEventLog implements EventLog, SubscriptionSource {
   onCommit(listener: () => void): () => void {
     this.commitListeners.add(listener)
     return () => this.commitListeners.delete(listener)
+  }
+
+  /**
+   * Another connection to the same file (another thread of this process) has committed: wake the
+   * subscriptions now instead of at their next poll.
+   */
+  notifyExternalCommit(): void {
+    if (this.closed) return
+    for (const listener of [...this.commitListeners]) listener()
   }
 
   isClosed(): boolean {

@@ -7,6 +7,8 @@ export interface FlagFields extends JsonObject {
   active: boolean
   ensure_experience_continuity: boolean
   tags: string[]
+  /** A remote config flag: its `true` payload is served as configuration; absent in flags created before the field existed. */
+  is_remote_configuration?: boolean
 }
 
 export type FeatureFlagCreated = {

@@ -55,6 +55,7 @@ export const flagRoutes: FastifyPluginAsync<FlagDeps> = async (app, deps) => {
     const fields: FlagFields = {
       key: body.key, name: body.name ?? '', filters: (body.filters ?? DEFAULT_FILTERS) as JsonObject, active: body.active ?? true,
       ensure_experience_continuity: body.ensure_experience_continuity ?? false, tags: normaliseTags(body.tags ?? []),
+      is_remote_configuration: body.is_remote_configuration ?? false,
     }
     const context = commandContext(request)
     let flag = await createFlag(deps, environment, fields, context)
@@ -83,6 +84,7 @@ export const flagRoutes: FastifyPluginAsync<FlagDeps> = async (app, deps) => {
     if (input.filters !== undefined) changes.filters = input.filters as JsonObject
     if (input.ensure_experience_continuity !== undefined) changes.ensure_experience_continuity = input.ensure_experience_continuity ?? false
     if (input.tags !== undefined) changes.tags = normaliseTags(input.tags)
+    if (input.is_remote_configuration !== undefined) changes.is_remote_configuration = input.is_remote_configuration ?? false
     return respond(await updateFlag(deps, flag, changes, deleted, commandContext(request)))
   })
 

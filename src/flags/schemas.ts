@@ -11,6 +11,7 @@ const fields = {
   ensure_experience_continuity: drfBoolean.nullable(),
   tags: z.array(z.string()),
   deleted: drfBoolean,
+  is_remote_configuration: drfBoolean.nullable(),
 }
 
 /** What the flag API accepts; unknown fields (experiment_set, rollback_conditions …) are ignored. */
@@ -21,6 +22,7 @@ export const createFlagBody = z.object({
   ensure_experience_continuity: fields.ensure_experience_continuity.optional(),
   tags: fields.tags.optional(),
   deleted: fields.deleted.optional(),
+  is_remote_configuration: fields.is_remote_configuration.optional(),
   filters: flagFiltersCreateSchema.optional(),
 })
 

@@ -38,7 +38,7 @@ export const flagJson = (flag: FeatureFlag, users: ReadonlyMap<string, BasicUser
   has_enriched_analytics: false,
   user_access_level: 'editor',
   creation_context: 'feature_flags',
-  is_remote_configuration: false,
+  is_remote_configuration: flag.is_remote_configuration ?? false,
   has_encrypted_payloads: false,
   status: flag.deleted ? 'DELETED' : 'ACTIVE',
   team_id: flag.environment_id,

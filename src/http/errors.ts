@@ -1,6 +1,8 @@
 import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify'
 import { ZodError } from 'zod'
 import { DomainError, type ErrorType } from '../kernel/errors.js'
+import { Throttled } from '../auth/rate-limit.js'
+import { isBrokenStoreError, isTransientStoreError } from '../kernel/storage-errors.js'
 
 export interface ErrorBody {
   readonly type: ErrorType
@@ -33,6 +35,9 @@ export const toHttpError = (error: unknown, request: FastifyRequest): { status: 
   if (error instanceof ZodError) {
     return { status: 400, body: fromZod(error, request, (error as { validationContext?: string }).validationContext) }
   }
+  if (isTransientStoreError(error) || isBrokenStoreError(error)) {
+    return { status: 503, body: body('server_error', 'service_unavailable', 'Storage is unavailable at the moment. Please retry shortly.') }
+  }
   const fastifyError = error as Partial<FastifyError>
   const status = fastifyError.statusCode ?? 500
   if (status === 413) return { status, body: body('invalid_request', 'request_too_large', 'Request body is too large.') }
@@ -45,6 +50,7 @@ export const toHttpError = (error: unknown, request: FastifyRequest): { status: 
 export const useErrorHandling = (app: FastifyInstance): void => {
   app.setErrorHandler((error, request, reply) => {
     const { status, body: payload } = toHttpError(error, request)
+    if (error instanceof Throttled) void reply.header('retry-after', String(error.retryAfterSeconds))
     if (status >= 500) request.log.error({ err: error }, 'request failed')
     return reply.status(status).send(payload)
   })

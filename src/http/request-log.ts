@@ -1,18 +1,46 @@
 import type { FastifyInstance } from 'fastify'
 
-/** Query parameters whose values are secrets: PostHog accepts keys and tokens in the URL. */
-const SECRET_PARAMETERS = /([?&](?:personal_api_key|api_key|token)=)[^&#]*/gi
+/** Parameters whose values are secrets or carry them: keys, tokens, and ingestion payloads (which hold the token). */
+const SECRET_PARAMETERS = new Set(['personal_api_key', 'api_key', 'token', '$token', 'data'])
+/** Values that are keys or tokens whatever the parameter is called. */
+const SECRET_VALUE = /ph[xc]_/i
 
-export const redactUrl = (url: string): string => url.replace(SECRET_PARAMETERS, '$1[redacted]')
+const decoded = (text: string): string => {
+  try {
+    return decodeURIComponent(text.replace(/\+/g, ' '))
+  } catch {
+    return text
+  }
+}
+
+/**
+ * The URL with the value of every secret parameter replaced, recognised by its decoded name (so
+ * `personal%5Fapi%5Fkey` is caught too), and any value that holds a key or token.
+ */
+export const redactUrl = (url: string): string => {
+  const queryAt = url.indexOf('?')
+  if (queryAt < 0) return url
+  const hashAt = url.indexOf('#', queryAt)
+  const query = url.slice(queryAt + 1, hashAt < 0 ? undefined : hashAt)
+  const redacted = query.split('&').map((pair) => {
+    const equals = pair.indexOf('=')
+    if (equals < 0) return pair
+    const name = decoded(pair.slice(0, equals)).toLowerCase()
+    return SECRET_PARAMETERS.has(name) || SECRET_VALUE.test(decoded(pair.slice(equals + 1))) ? `${pair.slice(0, equals)}=[redacted]` : pair
+  })
+  return `${url.slice(0, queryAt + 1)}${redacted.join('&')}${hashAt < 0 ? '' : url.slice(hashAt)}`
+}
 
 /** One line per completed request, with secrets in the URL redacted. */
 export const logRequests = (app: FastifyInstance): void => {
-  app.addHook('onResponse', async (request, reply) => {
+  app.addHook('onResponse', (request, reply, done) => {
+    if (!(request.log as { isLevelEnabled?: (level: string) => boolean }).isLevelEnabled?.('info')) return done()
     request.log.info({
       method: request.method,
       url: redactUrl(request.url),
       statusCode: reply.statusCode,
       responseTimeMs: Math.round(reply.elapsedTime * 10) / 10,
     }, 'request completed')
+    done()
   })
 }

@@ -4,7 +4,7 @@ import { comparePositions } from '../eventlog/port.js'
 import { EVENTS_CAPTURED, type CapturedEvent } from './captured-event.js'
 import { unavailable } from './errors.js'
 import { groupAppends, packEvents, surelyFitsOneAppend, weigh, weightOf, type Pack } from './packing.js'
-import { stableEventId } from './stable-id.js'
+import { requestEventId, stableEventId } from './stable-id.js'
 
 export interface CapturedBatch {
   readonly environmentId: number
@@ -57,7 +57,7 @@ export const appendCaptured = async (log: EventLog, batch: CapturedBatch): Promi
   const appends = groupAppends(records).map((group, part) => {
     const stream = ingestStream(environmentId, requestId, part)
     const data = group.map(({ pack }, index): EventData => ({
-      id: stableEventId(`${stream}:${index}`),
+      id: part === 0 && index === 0 ? requestEventId(requestId) : stableEventId(`${stream}:${index}`),
       type: EVENTS_CAPTURED,
       data: { environmentId, events: pack.events },
       metadata,

@@ -4,8 +4,8 @@ import { SCHEMA_VERSION } from '../kernel/handle-command.js'
 import { newEventId, newUlid } from '../kernel/ids.js'
 import { appendCaptured } from './append.js'
 import type { CapturedEvent } from './captured-event.js'
-import { decodeIngestText, type IngestRequestLike } from './decode.js'
-import { parsingFailed, unknownToken } from './errors.js'
+import { decodeIngestText, parseIngestJson, type IngestRequestLike } from './decode.js'
+import { unknownToken } from './errors.js'
 import { importHistorical } from './historical.js'
 import { normaliseEvent, type DropReason, type RequestContext } from './normalise.js'
 import { readCaptureRequest, withoutPerformanceEvents, type RawEvent } from './payload.js'
@@ -60,13 +60,7 @@ const requestIdOf = (environmentId: number, text: string, events: readonly RawEv
 export const capture = async (deps: CaptureDeps, input: CaptureInput): Promise<CaptureOutcome> => {
   const now = Date.now()
   const text = await decodeIngestText(input, input.maxDecodedBytes === undefined ? {} : { maxDecodedBytes: input.maxDecodedBytes })
-  let json: unknown
-  try {
-    json = JSON.parse(text)
-  } catch (error) {
-    throw parsingFailed(error instanceof Error ? error.message : 'invalid JSON')
-  }
-  const request = readCaptureRequest(json, { engage: input.engage === true })
+  const request = readCaptureRequest(parseIngestJson(text), { engage: input.engage === true })
   const events = withoutPerformanceEvents(request.events)
   if (events.length === 0) return { accepted: 0, dropped: request.events.length, position: null }
   const token = requestToken(request)

@@ -3,14 +3,16 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 const METHODS = 'GET, POST, OPTIONS'
 
 /**
- * CORS as PostHog capture answers it: as permissive as browsers allow, so a page on any origin
- * can send events with credentials. The caller's Origin is mirrored on every response of these
- * routes, errors included, so the page can read a refusal too.
+ * CORS as PostHog's public endpoints answer it: as permissive as browsers allow, so a page on any
+ * origin can call them with credentials. The caller's Origin is mirrored on every response of the
+ * app, errors and unmatched routes included, so a page can read a refusal or a 404 instead of
+ * seeing a network failure. Management routes (those that require a personal key's scopes) are
+ * left out: they are for servers and scripts, not for pages.
  */
-export const useCaptureCors = (app: FastifyInstance): void => {
+export const useCors = (app: FastifyInstance): void => {
   app.addHook('onRequest', (request, reply, done) => {
     const origin = request.headers.origin
-    if (origin !== undefined) {
+    if (origin !== undefined && request.routeOptions.config.scopes === undefined) {
       reply.header('access-control-allow-origin', origin)
       reply.header('access-control-allow-credentials', 'true')
       reply.header('vary', 'Origin')

@@ -1,6 +1,7 @@
 import { isUtf8 } from 'node:buffer'
 import { promisify } from 'node:util'
 import { gunzip } from 'node:zlib'
+import { MAX_JSON_DEPTH, nestsDeeperThan } from '../kernel/json-depth.js'
 import { decodingFailed, emptyPayload, parsingFailed, tooLarge } from './errors.js'
 import { decompressLz64 } from './lz64.js'
 
@@ -146,16 +147,28 @@ export const decodeIngestText = async (request: IngestRequestLike, options: Deco
 }
 
 /**
+ * Parses decoded ingestion text. JSON nested deeper than `MAX_JSON_DEPTH` is refused as PostHog's
+ * capture refuses over-deep JSON, with a 400 decoding error, so nothing stored is too deep for a
+ * read store or for the recursion of `JSON.stringify`.
+ */
+export const parseIngestJson = (text: string): unknown => {
+  let json: unknown
+  try {
+    json = JSON.parse(text)
+  } catch (error) {
+    throw parsingFailed(error instanceof Error ? error.message : 'invalid JSON')
+  }
+  if (nestsDeeperThan(json, MAX_JSON_DEPTH)) throw decodingFailed(`JSON nested deeper than ${MAX_JSON_DEPTH} levels`)
+  return json
+}
+
+/**
  * The decoded JSON of an ingestion request, whatever encoding the client chose. A body that
- * another content-type parser already turned into an object or array is returned as it is.
+ * another content-type parser already turned into an object or array is returned as it is (the
+ * HTTP layer bounds its depth).
  */
 export const decodeIngestBody = async (request: IngestRequestLike, options: DecodeOptions = {}): Promise<unknown> => {
   const { body } = request
   if (body !== null && typeof body === 'object' && !Buffer.isBuffer(body)) return body
-  const text = await decodeIngestText(request, options)
-  try {
-    return JSON.parse(text)
-  } catch (error) {
-    throw parsingFailed(error instanceof Error ? error.message : 'invalid JSON')
-  }
+  return parseIngestJson(await decodeIngestText(request, options))
 }

@@ -68,7 +68,16 @@ export const lz64DecodedLength = (input: string, limit: number): number | null =
 export const decompressLz64 = (input: string, limit: number): string => {
   const length = input === '' ? null : lz64DecodedLength(input, limit)
   if (length === Infinity) throw tooLarge(`decompressed payload exceeds ${limit} bytes`)
-  const text = length === null ? null : LZString.decompressFromBase64(input)
+  const text = length === null ? null : lzStringOrNull(input)
   if (text === null || text === '') throw decodingFailed('invalid lz64 data')
   return text
+}
+
+/** lz-string throws on some corrupt streams instead of answering null. */
+const lzStringOrNull = (input: string): string | null => {
+  try {
+    return LZString.decompressFromBase64(input)
+  } catch {
+    return null
+  }
 }

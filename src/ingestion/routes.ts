@@ -1,8 +1,11 @@
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import type { EventLog } from '../eventlog/port.js'
 import type { ReadModels } from '../../projections/read-models.js'
+import { clientIp } from '../http/client-ip.js'
 import { capture } from './capture.js'
-import { answerPreflight, useCaptureCors } from './cors.js'
+import { v1AsBatch, v1Token } from './capture-v1.js'
+import { decodeIngestBody } from './decode.js'
+import { answerPreflight } from './cors.js'
 import { CaptureError, decodingFailed, internalError, tooLarge } from './errors.js'
 import { TokenResolver } from './environments.js'
 
@@ -23,12 +26,6 @@ const CAPTURE_PATHS = ['/e', '/i/v0/e', '/capture', '/track', '/engage', '/batch
 
 const OK_BODY = '{"status":1}'
 
-/** The caller's address: the leftmost X-Forwarded-For entry, else the peer. */
-const clientIp = (request: FastifyRequest): string | null => {
-  const forwarded = request.headers['x-forwarded-for']
-  const first = (Array.isArray(forwarded) ? forwarded[0] : forwarded)?.split(',')[0]?.trim()
-  return first || request.socket.remoteAddress || null
-}
 
 /**
  * Every body reaches the ingestion routes as raw bytes, whatever its Content-Type, so the decoder
@@ -51,7 +48,6 @@ const toCaptureError = (error: unknown): CaptureError => {
 export const ingestRoutes: FastifyPluginAsync<IngestDeps> = async (app, deps) => {
   const tokens = deps.tokens ?? new TokenResolver(deps)
   useRawBodies(app)
-  useCaptureCors(app)
   app.setErrorHandler((error, request, reply) => {
     const refusal = toCaptureError(error)
     if (refusal.status >= 500) request.log.error({ err: error }, 'capture failed')
@@ -63,10 +59,23 @@ export const ingestRoutes: FastifyPluginAsync<IngestDeps> = async (app, deps) =>
       log: deps.log,
       resolveToken: (token) => tokens.resolve(token),
       onDrop: (reason) => request.log.debug({ reason }, 'event dropped'),
-    }, { body: request.body, headers: request.headers, query: request.query, ip: clientIp(request), engage: path === '/engage' })
+    }, { body: request.body, headers: request.headers, query: request.query, ip: clientIp(request.headers['x-forwarded-for'], request.socket.remoteAddress), engage: path === '/engage' })
     if ((request.query as Record<string, unknown>)['beacon'] === '1') return reply.status(204).send()
     return reply.header('content-type', 'application/json; charset=utf-8').send(OK_BODY)
   }
+
+  // posthog-node's opt-in v1 mode: the token in the Authorization header, one JSON batch per request.
+  app.post('/i/v1/analytics/events', { bodyLimit: BATCH_BODY_LIMIT }, async (request, reply) => {
+    const token = v1Token(request.headers.authorization)
+    const batch = v1AsBatch(await decodeIngestBody(request), token)
+    await capture({
+      log: deps.log,
+      resolveToken: (candidate) => tokens.resolve(candidate),
+      onDrop: (reason) => request.log.debug({ reason }, 'event dropped'),
+    }, { body: Buffer.from(JSON.stringify(batch)), headers: { 'content-type': 'application/json' }, query: {}, ip: clientIp(request.headers['x-forwarded-for'], request.socket.remoteAddress) })
+    return reply.send({ results: {} })
+  })
+  app.options('/i/v1/analytics/events', answerPreflight)
 
   for (const path of CAPTURE_PATHS) {
     const bodyLimit = path === '/batch' ? BATCH_BODY_LIMIT : EVENT_BODY_LIMIT

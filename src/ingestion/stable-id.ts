@@ -15,3 +15,18 @@ export const stableEventId = (name: string): string => {
   const hex = hash.toString('hex', 0, 16)
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`
 }
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
+const HEX32 = /^[0-9a-f]{32}$/
+
+/**
+ * The id of a request's first log event: the request id itself when it already is a UUID, or its
+ * 32 hex digits written as a name-based UUID. Like `stableEventId` it depends on the request id
+ * alone, so a retried request is recognised, without hashing on the hot path.
+ */
+export const requestEventId = (requestId: string): string => {
+  if (UUID.test(requestId)) return requestId
+  if (!HEX32.test(requestId)) return stableEventId(requestId)
+  const variant = ((parseInt(requestId[16]!, 16) & 0x3) | 0x8).toString(16)
+  return `${requestId.slice(0, 8)}-${requestId.slice(8, 12)}-5${requestId.slice(13, 16)}-${variant}${requestId.slice(17, 20)}-${requestId.slice(20, 32)}`
+}

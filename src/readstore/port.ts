@@ -52,6 +52,20 @@ export interface ReadStore {
   close(): Promise<void>
 }
 
+/** The store can never hold this document (too deep, too large, malformed): retrying cannot help. */
+export class DocumentRefused extends Error {
+  constructor(readonly collection: string, readonly id: string, reason: string) {
+    super(`${collection}/${id} refused by the read store: ${reason}`)
+    this.name = 'DocumentRefused'
+  }
+}
+
+/**
+ * The deepest document every read store holds: MongoDB refuses documents nested deeper than 100
+ * levels, and the embedded store refuses them too, so both make the same decisions.
+ */
+export const MAX_DOCUMENT_DEPTH = 100
+
 export class CheckpointConflict extends Error {
   override name = 'CheckpointConflict'
   constructor(readonly checkpointName: string) {

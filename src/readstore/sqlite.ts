@@ -2,8 +2,9 @@ import Database from 'better-sqlite3'
 import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import type { JsonObject, Position } from '../eventlog/port.js'
+import { nestsDeeperThan } from '../kernel/json-depth.js'
 import {
-  CheckpointConflict, assertCollection, assertField, type CommitBatch, type FindQuery, type ReadStore,
+  CheckpointConflict, DocumentRefused, MAX_DOCUMENT_DEPTH, assertCollection, assertField, type CommitBatch, type FindQuery, type ReadStore,
 } from './port.js'
 
 export interface SqliteReadStoreOptions {
@@ -27,9 +28,30 @@ const jsonPath = (field: string): string => {
   return `'$.${field.split('.').map((s) => `"${s}"`).join('.')}'`
 }
 
-/** The expression indexes are built on, so queries must spell it the same way. */
-const fieldExpression = (field: string): string => `json_extract(body, ${jsonPath(field)})`
+const extractFromBody = (field: string): string => `json_extract(body, ${jsonPath(field)})`
 const fieldType = (field: string): string => `json_type(body, ${jsonPath(field)})`
+
+/** The column that holds an indexed field's value, named so the field can be read back from it. */
+const columnOf = (field: string): string => `"f:${field}"`
+const FIELD_COLUMN = /^f:(.+)$/
+
+/**
+ * What `json_extract` gives for `field` of `doc`, computed in JavaScript at write time: booleans
+ * as 1/0, objects and arrays as their JSON text, a missing field as null. Indexed fields are kept
+ * in columns holding exactly this, so queries mean the same whether or not a field is indexed,
+ * and a write parses no JSON for its indexes.
+ */
+const extract = (doc: JsonObject, field: string): string | number | null => {
+  let value: unknown = doc
+  for (const segment of field.split('.')) {
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) return null
+    value = (value as Record<string, unknown>)[segment]
+  }
+  if (value === undefined || value === null) return null
+  if (typeof value === 'boolean') return value ? 1 : 0
+  if (typeof value === 'number' || typeof value === 'string') return value
+  return JSON.stringify(value)
+}
 
 /**
  * Read models in a SQLite file: one table of JSON documents per collection, and the projection
@@ -40,7 +62,8 @@ export class SqliteReadStore implements ReadStore {
   readonly kind = 'sqlite' as const
   private readonly db: Database.Database
   private readonly statements = new Map<string, Database.Statement>()
-  private readonly tables = new Set<string>()
+  /** Per collection whose table exists, its indexed fields, each kept in a column of its own. */
+  private readonly tables = new Map<string, string[]>()
 
   constructor(options: SqliteReadStoreOptions) {
     if (options.path !== ':memory:') mkdirSync(dirname(options.path), { recursive: true })
@@ -64,9 +87,16 @@ export class SqliteReadStore implements ReadStore {
     const name = table(collection)
     if (!this.tables.has(collection)) {
       this.db.exec(`CREATE TABLE IF NOT EXISTS ${name} (id TEXT PRIMARY KEY, body TEXT NOT NULL)`)
-      this.tables.add(collection)
+      const columns = this.db.prepare(`PRAGMA table_info(${name})`).all() as { name: string }[]
+      this.tables.set(collection, columns.flatMap((column) => FIELD_COLUMN.exec(column.name)?.[1] ?? []))
     }
     return name
+  }
+
+  /** How queries read `field`: its column when indexed, else from the JSON body. */
+  private fieldExpression(collection: string, field: string): string {
+    assertField(field)
+    return this.tables.get(collection)?.includes(field) ? columnOf(field) : extractFromBody(field)
   }
 
   async get<T extends JsonObject = JsonObject>(collection: string, id: string): Promise<T | null> {
@@ -78,7 +108,7 @@ export class SqliteReadStore implements ReadStore {
    * json_extract gives JSON booleans as 1/0, so booleans and numbers also check the JSON type:
    * `true` never equals `1`, as in MongoDB.
    */
-  private whereClause(where: FindQuery['where']): { sql: string; params: (string | number | null)[] } {
+  private whereClause(collection: string, where: FindQuery['where']): { sql: string; params: (string | number | null)[] } {
     const entries = Object.entries(where ?? {})
     const clauses: string[] = []
     const params: (string | number | null)[] = []
@@ -87,10 +117,10 @@ export class SqliteReadStore implements ReadStore {
         clauses.push(`${fieldType(field)} = ?`)
         params.push(String(value))
       } else if (typeof value === 'number') {
-        clauses.push(`${fieldExpression(field)} = ? AND ${fieldType(field)} IN ('integer', 'real')`)
+        clauses.push(`${this.fieldExpression(collection, field)} = ? AND ${fieldType(field)} IN ('integer', 'real')`)
         params.push(value)
       } else {
-        clauses.push(`${fieldExpression(field)} IS ?`)
+        clauses.push(`${this.fieldExpression(collection, field)} IS ?`)
         params.push(value)
       }
     }
@@ -98,18 +128,20 @@ export class SqliteReadStore implements ReadStore {
   }
 
   async find<T extends JsonObject = JsonObject>(collection: string, query: FindQuery = {}): Promise<T[]> {
-    const { sql: where, params } = this.whereClause(query.where)
-    const order = [...(query.orderBy ?? []).map(([field, dir]) => `${fieldExpression(field)} ${dir === 'desc' ? 'DESC' : 'ASC'}`), 'id ASC']
+    const name = this.ensureTable(collection)
+    const { sql: where, params } = this.whereClause(collection, query.where)
+    const order = [...(query.orderBy ?? []).map(([field, dir]) => `${this.fieldExpression(collection, field)} ${dir === 'desc' ? 'DESC' : 'ASC'}`), 'id ASC']
     const limit = query.limit ?? -1
     const offset = query.offset ?? 0
-    const sql = `SELECT body FROM ${this.ensureTable(collection)}${where} ORDER BY ${order.join(', ')} LIMIT ? OFFSET ?`
+    const sql = `SELECT body FROM ${name}${where} ORDER BY ${order.join(', ')} LIMIT ? OFFSET ?`
     const rows = this.statement(sql).pluck().all(...params, limit, offset) as string[]
     return rows.map((body) => JSON.parse(body) as T)
   }
 
   async count(collection: string, where?: FindQuery['where']): Promise<number> {
-    const clause = this.whereClause(where)
-    return this.statement(`SELECT count(*) FROM ${this.ensureTable(collection)}${clause.sql}`).pluck().get(...clause.params) as number
+    const name = this.ensureTable(collection)
+    const clause = this.whereClause(collection, where)
+    return this.statement(`SELECT count(*) FROM ${name}${clause.sql}`).pluck().get(...clause.params) as number
   }
 
   async *scan(collection: string): AsyncIterable<{ id: string; doc: JsonObject }> {
@@ -125,16 +157,16 @@ export class SqliteReadStore implements ReadStore {
   }
 
   async commit(batch: CommitBatch): Promise<void> {
-    const writes = batch.changes.map((change) => ({
-      table: this.ensureTable(change.collection),
-      id: change.id,
-      body: change.doc === null ? null : JSON.stringify(change.doc),
-    }))
+    const writes = batch.changes.map((change) => {
+      const name = this.ensureTable(change.collection)
+      if (change.doc === null) return { statement: this.statement(`DELETE FROM ${name} WHERE id = ?`), values: [change.id] }
+      const fields = this.tables.get(change.collection)!
+      const doc = change.doc
+      if (nestsDeeperThan(doc, MAX_DOCUMENT_DEPTH)) throw new DocumentRefused(change.collection, change.id, `nested deeper than ${MAX_DOCUMENT_DEPTH} levels`)
+      return { statement: this.upsert(name, fields), values: [change.id, JSON.stringify(doc), ...fields.map((field) => extract(doc, field))] }
+    })
     this.db.transaction(() => {
-      for (const write of writes) {
-        if (write.body === null) this.statement(`DELETE FROM ${write.table} WHERE id = ?`).run(write.id)
-        else this.statement(`INSERT INTO ${write.table} (id, body) VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET body = excluded.body`).run(write.id, write.body)
-      }
+      for (const write of writes) write.statement.run(...write.values)
       const moved = batch.expected === null
         ? this.statement('INSERT INTO checkpoints (name, commit_pos, prepare_pos) VALUES (?, ?, ?) ON CONFLICT (name) DO NOTHING')
           .run(batch.checkpoint, batch.next.commit, batch.next.prepare)
@@ -144,16 +176,42 @@ export class SqliteReadStore implements ReadStore {
     }).immediate()
   }
 
+  private upsert(name: string, fields: readonly string[]): Database.Statement {
+    const columns = fields.map(columnOf)
+    const sets = ['body = excluded.body', ...columns.map((column) => `${column} = excluded.${column}`)]
+    return this.statement(`INSERT INTO ${name} (id, body${columns.map((c) => `, ${c}`).join('')}) VALUES (?, ?${columns.map(() => ', ?').join('')})
+      ON CONFLICT (id) DO UPDATE SET ${sets.join(', ')}`)
+  }
+
   async checkpoint(name: string): Promise<Position | null> {
     const row = this.statement('SELECT commit_pos, prepare_pos FROM checkpoints WHERE name = ?').safeIntegers(true).get(name) as
       | { commit_pos: bigint; prepare_pos: bigint } | undefined
     return row ? { commit: row.commit_pos, prepare: row.prepare_pos } : null
   }
 
+  /**
+   * Indexes columns, not JSON expressions: each indexed field gets a column (filled from the
+   * stored documents when it is added), written beside the body on every commit.
+   */
   async ensureIndex(collection: string, fields: readonly string[]): Promise<void> {
     const name = this.ensureTable(collection)
-    const index = `"ix_${collection}_${fields.join('_').replace(/[^A-Za-z0-9_]/g, '_')}"`
-    this.db.exec(`CREATE INDEX IF NOT EXISTS ${index} ON ${name} (${fields.map(fieldExpression).join(', ')})`)
+    const known = this.tables.get(collection)!
+    for (const field of fields) {
+      assertField(field)
+      if (known.includes(field)) continue
+      // Immediate: another connection may be adding the same column (another projection thread).
+      this.db.transaction(() => {
+        const columns = (this.db.prepare(`PRAGMA table_info(${name})`).all() as { name: string }[]).map((column) => column.name)
+        if (columns.includes(`f:${field}`)) return
+        this.db.exec(`ALTER TABLE ${name} ADD COLUMN ${columnOf(field)}`)
+        this.db.exec(`UPDATE ${name} SET ${columnOf(field)} = ${extractFromBody(field)}`)
+      }).immediate()
+      known.push(field)
+    }
+    const suffix = `${collection}_${fields.join('_').replace(/[^A-Za-z0-9_]/g, '_')}`
+    // Files written before columns held indexed fields have expression indexes under another name.
+    this.db.exec(`DROP INDEX IF EXISTS "ix_${suffix}"`)
+    this.db.exec(`CREATE INDEX IF NOT EXISTS "cx_${suffix}" ON ${name} (${fields.map(columnOf).join(', ')})`)
   }
 
   async dropCollection(collection: string): Promise<void> {

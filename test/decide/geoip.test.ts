@@ -1,5 +1,6 @@
 import t from 'tap'
-import { clientIp, publicIpVersion } from '../../src/decide/client-ip.js'
+import { publicIpVersion } from '../../src/decide/client-ip.js'
+import { clientIp } from '../../src/http/client-ip.js'
 import { createGeoip } from '../../src/decide/geoip.js'
 
 const geoip = createGeoip()

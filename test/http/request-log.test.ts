@@ -10,6 +10,10 @@ t.test('keys and tokens in a query string are redacted', async (t) => {
   t.equal(redactUrl('/decide/?v=3&token=phc_abc'), '/decide/?v=3&token=[redacted]')
   t.equal(redactUrl('/e/?ip=1&api_key=phc_abc#x'), '/e/?ip=1&api_key=[redacted]#x')
   t.equal(redactUrl('/api/?access_token=keep'), '/api/?access_token=keep', 'only the exact parameter names')
+  t.equal(redactUrl('/api/users/@me/?personal%5Fapi%5Fkey=phx_secret'), '/api/users/@me/?personal%5Fapi%5Fkey=[redacted]', 'names are decoded first')
+  t.equal(redactUrl('/e/?data=eyJ0b2tlbiI6InBoY19hYmMifQ%3D%3D&ip=1'), '/e/?data=[redacted]&ip=1', 'ingestion payloads carry the token')
+  t.equal(redactUrl('/x/?anything=phc_abc&y=2'), '/x/?anything=[redacted]&y=2', 'a key or token is redacted under any name')
+  t.equal(redactUrl('/x/?q=%E0%A4%A'), '/x/?q=%E0%A4%A', 'malformed escapes are left as they are')
 })
 
 t.test('request logs never carry the key a client sent in the URL', async (t) => {

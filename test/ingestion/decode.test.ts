@@ -97,3 +97,7 @@ t.test('the lz64 length walk agrees with lz-string on every input', async (t) =>
   }
   t.equal(lz64DecodedLength(LZString.compressToBase64(JSON_TEXT).slice(0, 10), Infinity), null, 'truncated input fails as lz-string does')
 })
+
+t.test('a corrupt lz64 stream that makes lz-string throw is a decoding error', async (t) => {
+  await t.rejects(decodeIngestText({ body: Buffer.from('y  Q'), headers: { 'content-type': 'text/plain' }, query: { compression: 'lz64' } }), { code: 'request_decoding_error' })
+})

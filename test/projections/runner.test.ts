@@ -9,6 +9,7 @@ import { digestProjection } from '../../projections/digest.js'
 import { ProjectionSet } from '../../projections/projection-set.js'
 import type { Projector } from '../../projections/projector.js'
 import { ReadModels } from '../../projections/read-models.js'
+import { quarantinedEvents } from '../../projections/quarantine.js'
 import { ProjectionRegistry } from '../../projections/registry.js'
 import { tempDir } from '../support/temp.js'
 
@@ -141,25 +142,55 @@ t.test('two instances of one build converge without applying an event twice', as
   t.not(status['counter']!.status, 'failed')
 })
 
-t.test('a projector that throws stops, reports failure, and releases waiters', async (t) => {
+t.test('an event the projector throws on is quarantined once, and every other event is applied', async (t) => {
   const { log, store } = open(t)
-  const broken: Projector = { name: 'broken', version: 1, collections: ['broken'], handles: ['Counted'], apply() { throw new Error('bad code') } }
-  const errors: unknown[] = []
-  const registry = new ProjectionRegistry(store)
-  const projections = new ProjectionSet({ log, store, registry, projectors: [broken], onError: (_name, error) => errors.push(error) })
-  await projections.start()
-  t.teardown(() => projections.stop())
-  const written = await count(log, 'a')
-  const models = new ReadModels({ store, registry, projectors: [broken], projections })
-  t.equal(await models.waitFor(written.position, ['broken'], 5000), false)
-  t.equal((await projections.status())['broken']!.status, 'failed')
-  t.equal(errors.length, 1)
-  t.equal(await store.checkpoint('broken@v1#1'), null, 'nothing was committed past the failure')
+  const picky: Projector = {
+    ...counter(),
+    apply(view, event) {
+      if (event.data['key'] === 'poison') throw new Error('cannot apply this one')
+      counter().apply(view, event)
+    },
+  }
+  const { models, projections } = await start(t, log, store, picky)
+  await count(log, 'a', 2)
+  const poison = await count(log, 'poison')
+  const last = await count(log, 'b', 3)
+  t.ok(await models.waitFor(last.position, ['counters'], 5000))
+  t.same(await models.get('totals', 'all'), { id: 'all', n: 5 }, 'the events before and after it are all applied')
+  t.equal(await models.get('counters', 'poison'), null)
+  const records = await quarantinedEvents(store, ['counter@v1#1'])
+  t.equal(records.length, 1)
+  t.match(records[0], {
+    checkpoint: 'counter@v1#1', projection: 'counter', position: `${poison.position.commit}/${poison.position.prepare}`,
+    stream_id: 'count-poison', event_type: 'Counted', revision: '0', part: null, error: 'Error: cannot apply this one',
+  })
+  t.match((await projections.status())['counter'], { status: 'live', quarantined: 1, stalled: false })
 })
 
-t.test('documents handed to a projector are frozen', async (t) => {
+t.test('a rebuild quarantines the same events and reaches the same digest', async (t) => {
   const { log, store } = open(t)
-  const errors: unknown[] = []
+  const picky: Projector = {
+    ...counter(),
+    apply(view, event) {
+      if (String(event.data['key']).startsWith('bad')) throw new TypeError(`refused ${String(event.data['key'])}`)
+      counter().apply(view, event)
+    },
+  }
+  const { models, projections, registry } = await start(t, log, store, picky)
+  for (let i = 0; i < 30; i++) await count(log, i % 7 === 0 ? `bad${i}` : `k${i % 4}`, 2)
+  t.ok(await models.waitFor((await log.headPosition())!, ['counters'], 5000))
+  const live = await digestProjection(store, picky, (await registry.read('counter'))!.active)
+  await projections.rebuild('counter')
+  const rebuilt = await digestProjection(store, picky, (await registry.read('counter'))!.active)
+  t.same(rebuilt, live)
+  const first = await quarantinedEvents(store, ['counter@v1#1'])
+  const second = await quarantinedEvents(store, ['counter@v1#2'])
+  t.equal(first.length, 10, "two events for each of five keys")
+  t.same(second.map((r) => [r.position, r.error]), first.map((r) => [r.position, r.error]), 'the same events, for the same reasons')
+})
+
+t.test('documents handed to a projector are frozen: mutating one quarantines the event and changes nothing', async (t) => {
+  const { log, store } = open(t)
   const mutating: Projector = {
     name: 'mutating', version: 1, collections: ['docs'], handles: ['Counted'],
     apply(view, event) {
@@ -168,12 +199,10 @@ t.test('documents handed to a projector are frozen', async (t) => {
       else view.put('docs', 'x', { id: 'x', n: 1, key: event.data['key'] as string })
     },
   }
-  const registry = new ProjectionRegistry(store)
-  const projections = new ProjectionSet({ log, store, registry, projectors: [mutating], onError: (_n, e) => errors.push(e) })
-  await projections.start()
-  t.teardown(() => projections.stop())
+  const { models } = await start(t, log, store, mutating)
   await count(log, 'a', 2)
-  const models = new ReadModels({ store, registry, projectors: [mutating], projections })
-  t.equal(await models.waitFor((await log.headPosition())!, ['docs'], 3000), false)
-  t.ok(errors[0] instanceof TypeError, 'mutating a read document throws')
+  t.ok(await models.waitFor((await log.headPosition())!, ['docs'], 3000))
+  t.same(await models.get('docs', 'x'), { id: 'x', n: 1, key: 'a' })
+  const [record] = await quarantinedEvents(store, ['mutating@v1#1'])
+  t.match(record, { error: /^TypeError: / }, 'mutating a read document throws, and that event is skipped')
 })

@@ -7,6 +7,7 @@ import { newEventId } from '../../src/kernel/ids.js'
 import { SqliteReadStore } from '../../src/readstore/sqlite.js'
 import { allProjectors } from '../../projections/index.js'
 import { ProjectionSet } from '../../projections/projection-set.js'
+import type { Projector } from '../../projections/projector.js'
 import { ReadModels } from '../../projections/read-models.js'
 import { ProjectionRegistry } from '../../projections/registry.js'
 
@@ -16,13 +17,14 @@ export const context = (actor = 'test'): CommandContext => ({ actor, now: new Da
  * A whole service in this process on throwaway SQLite databases: projectors running, the HTTP
  * app ready for `inject`, and an installation with a key that has every scope.
  */
-export const world = async (t: Test) => {
+export const world = async (t: Test, options: { projectors?: readonly Projector[] } = {}) => {
+  const projectors = options.projectors ?? allProjectors
   const log = new SqliteEventLog({ path: ':memory:' })
   const store = new SqliteReadStore({ path: ':memory:' })
   const registry = new ProjectionRegistry(store)
-  const projections = new ProjectionSet({ log, store, registry, projectors: allProjectors })
+  const projections = new ProjectionSet({ log, store, registry, projectors })
   await projections.start()
-  const models = new ReadModels({ store, registry, projectors: allProjectors, projections })
+  const models = new ReadModels({ store, registry, projectors, projections })
   const app = await buildApp({ log, store, models, projections, roles: ['api', 'ingest'] })
   const installation: Installation = await initialize(log, context())
   const issueKey = (scopes: string[]): Promise<IssuedKey> =>

@@ -1,4 +1,5 @@
 import type { EventsCapturedData } from '../../../src/ingestion/captured-event.js'
+import { capturedEvents } from '../../../projections/captured.js'
 import type { Projector } from '../../../projections/projector.js'
 
 export interface OrderDoc {
@@ -23,7 +24,8 @@ export const tally: Projector = {
   name: 'tally',
   version: 1,
   collections: ['tally_order', 'tally_batches'],
-  handles: ['EventsCaptured'],
+  handles: capturedEvents.handles,
+  expand: capturedEvents.expand,
   apply(view, event) {
     const { environmentId, events } = event.data as EventsCapturedData
     const id = String(environmentId)

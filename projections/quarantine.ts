@@ -1,0 +1,56 @@
+import type { JsonObject, Position, RecordedEvent } from '../src/eventlog/port.js'
+import type { ReadStore } from '../src/readstore/port.js'
+
+/** Where every build records the events it skipped; one collection for all projections. */
+export const QUARANTINE = 'quarantined_events'
+
+/** One log event (or one part of it) that a projection could not apply, and why. */
+export interface QuarantinedEvent extends JsonObject {
+  id: string
+  /** The build's checkpoint name, e.g. `events@v1#1`. */
+  checkpoint: string
+  projection: string
+  /** `commit/prepare` of the log event that was being applied. */
+  position: string
+  /** Which part of a packed log event, or null for the whole of it. */
+  part: number | null
+  event_id: string
+  event_type: string
+  stream_id: string
+  revision: string
+  error: string
+}
+
+const MAX_ERROR_TEXT = 500
+
+/** An error as one bounded line: what an operator needs, nothing that grows with the input. */
+export const errorText = (error: unknown): string => {
+  const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error)
+  const line = text.split('\n', 1)[0]!
+  return line.length > MAX_ERROR_TEXT ? `${line.slice(0, MAX_ERROR_TEXT)}…` : line
+}
+
+const positionText = (position: Position): string => `${position.commit}/${position.prepare}`
+
+export const quarantineRecord = (
+  checkpoint: string, projection: string, event: RecordedEvent, part: number | null, error: unknown,
+): QuarantinedEvent => ({
+  // Padded so ids sort in log order.
+  id: `${checkpoint}|${event.position.commit.toString().padStart(20, '0')}|${event.id}|${part ?? '-'}`,
+  checkpoint,
+  projection,
+  position: positionText(event.position),
+  part,
+  event_id: event.id,
+  event_type: event.type,
+  stream_id: event.streamId,
+  revision: event.revision.toString(),
+  error: errorText(error),
+})
+
+/** The quarantined events of the given builds (checkpoint names), in log order. */
+export const quarantinedEvents = async (store: ReadStore, checkpoints: readonly string[]): Promise<QuarantinedEvent[]> => {
+  const out: QuarantinedEvent[] = []
+  for (const checkpoint of checkpoints) out.push(...await store.find<QuarantinedEvent>(QUARANTINE, { where: { checkpoint } }))
+  return out.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+}

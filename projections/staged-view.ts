@@ -1,0 +1,117 @@
+import type { JsonObject, RecordedEvent } from '../src/eventlog/port.js'
+import type { DocumentChange, ReadStore } from '../src/readstore/port.js'
+import type { DocumentRef, Projector } from './projector.js'
+
+/** `apply` asked for a document that is not loaded yet. */
+class NeedDocument {
+  constructor(readonly collection: string, readonly id: string) {}
+}
+
+/** The projector's own code threw on an event: retrying the same event cannot help. */
+export class ProjectorFailed extends Error {
+  constructor(readonly event: RecordedEvent, override readonly cause: unknown) {
+    super('projector failed', { cause })
+  }
+}
+
+const CACHE_LIMIT = 50_000
+
+const deepFreeze = <T>(value: T): T => {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value)
+    for (const child of Object.values(value)) deepFreeze(child)
+  }
+  return value
+}
+
+const keyOf = (collection: string, id: string): string => `${collection}\u0000${id}`
+
+/**
+ * The documents one runner has loaded or changed, and the changes it has not committed yet. Each
+ * event is applied to a staging layer first and merged only when `apply` returns, so an event the
+ * projector fails on leaves no trace. The runner is the only writer of its collections, so what it
+ * committed stays valid between batches.
+ */
+export class StagedView {
+  private readonly docs = new Map<string, JsonObject | null>()
+  private readonly dirty = new Set<string>()
+
+  constructor(
+    private readonly projector: Projector,
+    private readonly store: ReadStore,
+    private readonly physical: (collection: string) => string,
+  ) {}
+
+  private owned(collection: string, id: string): string {
+    if (!this.projector.collections.includes(collection)) throw new TypeError(`${this.projector.name} does not own ${collection}`)
+    return keyOf(collection, id)
+  }
+
+  private async load(collection: string, id: string): Promise<void> {
+    const key = keyOf(collection, id)
+    if (!this.docs.has(key)) this.docs.set(key, deepFreeze(await this.store.get(this.physical(collection), id)))
+  }
+
+  /** Loads what the projector says it will read, a few rounds at most; `apply` loads any rest. */
+  private async prefetch(event: RecordedEvent): Promise<void> {
+    const peek = (collection: string, id: string): JsonObject | null | undefined => this.docs.get(keyOf(collection, id))
+    for (let round = 0; round < 4; round++) {
+      let wanted: DocumentRef[]
+      try {
+        wanted = [...this.projector.prefetch!(event, peek)].filter(([collection, id]) => !this.docs.has(this.owned(collection, id)))
+      } catch (error) {
+        throw new ProjectorFailed(event, error)
+      }
+      if (wanted.length === 0) return
+      for (const [collection, id] of wanted) await this.load(collection, id)
+    }
+  }
+
+  /** Applies one event; throws ProjectorFailed, with nothing changed, when the projector throws. */
+  async apply(event: RecordedEvent): Promise<void> {
+    if (this.projector.prefetch) await this.prefetch(event)
+    for (;;) {
+      const staged = new Map<string, JsonObject | null>()
+      try {
+        this.projector.apply({
+          get: <T extends JsonObject>(collection: string, id: string) => {
+            const key = this.owned(collection, id)
+            if (staged.has(key)) return staged.get(key) as T | null
+            if (this.docs.has(key)) return this.docs.get(key) as T | null
+            throw new NeedDocument(collection, id)
+          },
+          put: (collection, id, doc) => { staged.set(this.owned(collection, id), deepFreeze(doc)) },
+          delete: (collection, id) => { staged.set(this.owned(collection, id), null) },
+        }, event)
+      } catch (error) {
+        if (!(error instanceof NeedDocument)) throw new ProjectorFailed(event, error)
+        await this.load(error.collection, error.id)
+        continue
+      }
+      for (const [key, doc] of staged) {
+        this.docs.set(key, doc)
+        this.dirty.add(key)
+      }
+      return
+    }
+  }
+
+  /** The uncommitted changes, in the store's collection names; `committed` forgets them. */
+  changes(): DocumentChange[] {
+    return [...this.dirty].map((key) => {
+      const [collection, id] = key.split('\u0000') as [string, string]
+      return { collection: this.physical(collection), id, doc: this.docs.get(key) ?? null }
+    })
+  }
+
+  committed(): void {
+    this.dirty.clear()
+    if (this.docs.size > CACHE_LIMIT) this.docs.clear()
+  }
+
+  /** Forgets everything, committed or not: the next reads come from the store. */
+  reset(): void {
+    this.dirty.clear()
+    this.docs.clear()
+  }
+}

@@ -1,0 +1,152 @@
+import { Worker } from 'node:worker_threads'
+import type { Config } from '../../src/config.js'
+import { comparePositions, positionFromString, type Position } from '../../src/eventlog/port.js'
+import type { ProjectionHandle, Projections, ProjectionStatus } from '../projection-set.js'
+import type { Projector } from '../projector.js'
+import type { QuarantinedEvent } from '../quarantine.js'
+import { PositionWaiters } from '../waiters.js'
+import type { Call, FromThread, ThreadData, ToThread } from './messages.js'
+
+export interface ThreadedProjectionsOptions {
+  readonly config: Config
+  readonly projectors: readonly Projector[]
+  readonly threads: number
+  readonly log: (level: 'warn' | 'error', fields: Record<string, unknown>, message: string) => void
+}
+
+/** How much work each projector is, roughly, so threads get even shares: captured events dominate. */
+const WEIGHT: Readonly<Record<string, number>> = { events: 4, sessions: 3, persons: 3, groups: 1 }
+
+/** Splits projectors into `count` groups of about equal weight, heaviest first. */
+export const shareOut = (projectors: readonly Projector[], count: number): string[][] => {
+  const groups = Array.from({ length: count }, () => ({ weight: 0, names: [] as string[] }))
+  const ordered = [...projectors].sort((a, b) => (WEIGHT[b.name] ?? 0.1) - (WEIGHT[a.name] ?? 0.1))
+  for (const projector of ordered) {
+    const lightest = groups.reduce((a, b) => (b.weight < a.weight ? b : a))
+    lightest.names.push(projector.name)
+    lightest.weight += WEIGHT[projector.name] ?? 0.1
+  }
+  return groups.filter((group) => group.names.length > 0).map((group) => group.names)
+}
+
+interface Thread {
+  readonly worker: Worker
+  readonly names: readonly string[]
+  readonly replies: Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>
+}
+
+/**
+ * Runs the projections in worker threads, off the HTTP event loop: each thread opens its own
+ * connections to the stores and runs a share of the projectors. This thread keeps, per projection,
+ * the position it has reached (for read-your-writes) and forwards status and rebuild requests.
+ */
+export class ThreadedProjections implements Projections {
+  private readonly threads: Thread[] = []
+  private readonly waiters = new Map<string, PositionWaiters>()
+  private readonly owners = new Map<string, Thread>()
+  private nextId = 1
+  private stopping = false
+
+  constructor(private readonly options: ThreadedProjectionsOptions) {
+    for (const projector of options.projectors) this.waiters.set(projector.name, new PositionWaiters())
+  }
+
+  async start(): Promise<void> {
+    const shares = shareOut(this.options.projectors, Math.max(1, this.options.threads))
+    await Promise.all(shares.map((names) => this.spawn(names)))
+  }
+
+  private spawn(names: readonly string[]): Promise<void> {
+    const data: ThreadData = { config: this.options.config, projectors: names }
+    const worker = new Worker(new URL('./thread.js', import.meta.url), { workerData: data })
+    const thread: Thread = { worker, names, replies: new Map() }
+    this.threads.push(thread)
+    for (const name of names) this.owners.set(name, thread)
+    return new Promise((resolve, reject) => {
+      worker.on('message', (message: FromThread) => {
+        if (message.type === 'started') resolve()
+        else this.receive(thread, message)
+      })
+      worker.on('error', (error: unknown) => {
+        const message = error instanceof Error ? error.message : String((error as { message?: unknown })?.message ?? error)
+        this.options.log('error', { err: message, projections: names }, 'projection thread failed')
+        reject(new Error(`projection thread for ${names.join(', ')} failed: ${message}`))
+      })
+      worker.on('exit', (code) => {
+        for (const reply of thread.replies.values()) reply.reject(new Error('projection thread exited'))
+        thread.replies.clear()
+        if (!this.stopping) {
+          this.options.log('error', { code, projections: names }, 'projection thread exited; starting it again')
+          this.threads.splice(this.threads.indexOf(thread), 1)
+          setTimeout(() => void this.spawn(names).catch(() => undefined), 1000).unref()
+        }
+      })
+    })
+  }
+
+  private receive(thread: Thread, message: FromThread): void {
+    switch (message.type) {
+      case 'advanced': {
+        const waiters = this.waiters.get(message.name)!
+        const position = positionFromString(message.position)
+        if (!waiters.position || comparePositions(position, waiters.position) > 0) waiters.advance(position)
+        return
+      }
+      case 'log': return this.options.log(message.level, message.fields, message.message)
+      case 'reply': {
+        const reply = thread.replies.get(message.id)
+        thread.replies.delete(message.id)
+        if (message.error !== undefined) reply?.reject(new Error(message.error))
+        else reply?.resolve(message.value)
+        return
+      }
+      case 'started': return
+    }
+  }
+
+  private request<T>(thread: Thread, call: Call): Promise<T> {
+    const id = this.nextId++
+    return new Promise<T>((resolve, reject) => {
+      thread.replies.set(id, { resolve: resolve as (value: unknown) => void, reject })
+      thread.worker.postMessage({ ...call, type: 'request', id } satisfies ToThread)
+    })
+  }
+
+  /** A commit landed in the event log: the threads' subscriptions look now, not at their next poll. */
+  wake(): void {
+    for (const thread of this.threads) thread.worker.postMessage({ type: 'wake' } satisfies ToThread)
+  }
+
+  activeRunner(name: string): ProjectionHandle | null {
+    const waiters = this.waiters.get(name)
+    return waiters ? { waitFor: (position: Position, timeoutMs: number) => waiters.wait(position, timeoutMs) } : null
+  }
+
+  async status(): Promise<Record<string, ProjectionStatus>> {
+    const parts = await Promise.all(this.threads.map((thread) => this.request<Record<string, ProjectionStatus>>(thread, { call: 'status' })))
+    const merged: Record<string, ProjectionStatus> = {}
+    for (const [index, part] of parts.entries()) {
+      for (const name of this.threads[index]!.names) if (part[name]) merged[name] = part[name]
+    }
+    return merged
+  }
+
+  async quarantined(): Promise<QuarantinedEvent[]> {
+    return (await Promise.all(this.threads.map((thread) => this.request<QuarantinedEvent[]>(thread, { call: 'quarantined' })))).flat()
+  }
+
+  async rebuild(name: string): Promise<void> {
+    const thread = this.owners.get(name)
+    if (!thread) throw new TypeError(`unknown projection: ${name}`)
+    await this.request(thread, { call: 'rebuild', name })
+  }
+
+  async stop(): Promise<void> {
+    this.stopping = true
+    await Promise.all(this.threads.map(async (thread) => {
+      await this.request(thread, { call: 'stop' }).catch(() => undefined)
+      await thread.worker.terminate()
+    }))
+    for (const waiters of this.waiters.values()) waiters.release()
+  }
+}

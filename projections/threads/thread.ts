@@ -1,0 +1,57 @@
+import { parentPort, workerData } from 'node:worker_threads'
+import { positionToString } from '../../src/eventlog/port.js'
+import { openStorage } from '../../src/storage.js'
+import { allProjectors } from '../index.js'
+import { ProjectionSet } from '../projection-set.js'
+import { ProjectionRegistry } from '../registry.js'
+import { errorText } from '../quarantine.js'
+import type { FromThread, ThreadData, ToThread } from './messages.js'
+
+/**
+ * A projection thread: opens its own connections to the stores and runs its share of the
+ * projectors, telling the main thread where each one has got to.
+ */
+const { config, projectors: names } = workerData as ThreadData
+const port = parentPort!
+const send = (message: FromThread): void => port.postMessage(message)
+
+const { log, store } = await openStorage(config)
+const projections = new ProjectionSet({
+  log, store,
+  registry: new ProjectionRegistry(store),
+  projectors: allProjectors.filter((projector) => names.includes(projector.name)),
+  onError: (projection, error, fatal) => send({
+    type: 'log', level: fatal ? 'error' : 'warn', fields: { projection, err: errorText(error) },
+    message: fatal ? 'projection stopped' : 'projection failed to advance; retrying',
+  }),
+  onQuarantine: (projection, record) => send({ type: 'log', level: 'error', fields: { projection, quarantined: record }, message: 'event quarantined: the projection skipped it' }),
+  onAdvance: (name, position) => send({ type: 'advanced', name, position: positionToString(position) }),
+})
+
+const answer = async (message: Extract<ToThread, { type: 'request' }>): Promise<void> => {
+  try {
+    switch (message.call) {
+      case 'status': return send({ type: 'reply', id: message.id, value: await projections.status() })
+      case 'quarantined': return send({ type: 'reply', id: message.id, value: await projections.quarantined() })
+      case 'rebuild':
+        await projections.rebuild(message.name)
+        return send({ type: 'reply', id: message.id })
+      case 'stop':
+        await projections.stop()
+        await log.close()
+        await store.close()
+        send({ type: 'reply', id: message.id })
+        port.close()
+        return
+    }
+  } catch (error) {
+    send({ type: 'reply', id: message.id, error: errorText(error) })
+  }
+}
+
+port.on('message', (message: ToThread) => {
+  if (message.type === 'wake') (log as { notifyExternalCommit?: () => void }).notifyExternalCommit?.()
+  else void answer(message)
+})
+await projections.start()
+send({ type: 'started' })

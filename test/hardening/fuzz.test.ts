@@ -1,0 +1,173 @@
+import t from 'tap'
+import fc from 'fast-check'
+import { monitorEventLoopDelay } from 'node:perf_hooks'
+import type { Test } from 'tap'
+import { EVENTS_CAPTURED } from '../../src/ingestion/captured-event.js'
+import { normalisedOf } from '../../projections/captured.js'
+import { eventKey } from '../../projections/events.js'
+import { allProjectors } from '../../projections/index.js'
+import { world } from '../support/world.js'
+import { hostileBody, hostileId, hostileQuery, type HostileBody } from './support/hostile.js'
+
+// Runs per route group: enough to meet every kind of hostile body several times, within seconds.
+const RUNS = Number(process.env['FUZZ_RUNS'] ?? 120)
+
+type World = Awaited<ReturnType<typeof world>>
+type Answer = { status: number; body: string }
+
+const send = async (w: World, method: string, url: string, body: HostileBody | null, headers: Record<string, string> = {}): Promise<Answer> => {
+  const response = await w.app.inject({
+    method: method as 'POST', url: body?.query ? `${url}${url.includes('?') ? '&' : '?'}${body.query}` : url,
+    headers: {
+      ...headers,
+      ...(body?.contentType ? { 'content-type': body.contentType } : {}),
+      ...(body?.contentEncoding ? { 'content-encoding': body.contentEncoding } : {}),
+    },
+    ...(body ? { payload: body.payload } : {}),
+  })
+  return { status: response.statusCode, body: response.body }
+}
+
+const parsed = (answer: Answer): unknown => {
+  try {
+    return JSON.parse(answer.body)
+  } catch {
+    return Symbol('not JSON')
+  }
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value)
+
+/** PostHog capture's answers: `{status: 1}`, or `{status, code, error}` for a refusal. */
+const captureShaped = (answer: Answer): boolean => {
+  const body = parsed(answer)
+  if (!isObject(body)) return false
+  if (answer.status === 200) return body['status'] === 1
+  return body['status'] === answer.status && typeof body['code'] === 'string' && typeof body['error'] === 'string'
+}
+
+/** DRF's error shape, PostHog's on every management refusal (and decide's). */
+const drfShaped = (answer: Answer): boolean => {
+  if (answer.status < 400) return answer.body === '' || typeof parsed(answer) === 'object'
+  if (answer.status === 405 && answer.body === '') return true
+  const body = parsed(answer)
+  return isObject(body) && typeof body['type'] === 'string' && typeof body['code'] === 'string' && typeof body['detail'] === 'string' && 'attr' in body
+}
+
+const check = (t: Test, what: string, answer: Answer, shaped: (answer: Answer) => boolean): boolean => {
+  if (answer.status >= 500 || !shaped(answer)) {
+    t.fail(`${what} answered ${answer.status}: ${answer.body.slice(0, 300)}`)
+    return false
+  }
+  return true
+}
+
+const statuses = new Map<string, Map<number, number>>()
+const seen = (group: string, status: number): void => {
+  const counts = statuses.get(group) ?? new Map<number, number>()
+  counts.set(status, (counts.get(status) ?? 0) + 1)
+  statuses.set(group, counts)
+}
+
+const event = (token: fc.Arbitrary<unknown>) => fc.record({
+  api_key: token,
+  event: fc.oneof(fc.constantFrom('$pageview', '$identify', '$create_alias', '$groupidentify', 'e'), fc.string({ maxLength: 10 }), fc.integer()),
+  distinct_id: fc.oneof(fc.string({ maxLength: 20 }), fc.integer(), fc.constant(null), fc.constant('')),
+  properties: fc.dictionary(fc.constantFrom('$set', '$set_once', '$groups', '$group_type', '$group_key', '$session_id', 'alias', '$anon_distinct_id', 'x'), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 4 }),
+}, { requiredKeys: [] })
+
+t.test('hostile input on every endpoint: never a 5xx, always PostHog\'s shape, the loop never held, every accepted event projected', async (t) => {
+  const w = await world(t)
+  const token = w.installation.project_api_key
+  const pid = w.installation.project_id
+  const auth = w.bearer(w.key.value)
+  const tokens = fc.oneof(fc.constant(token), fc.constant(token), fc.string({ maxLength: 10 }), fc.constant('phc_unknown'), fc.integer())
+  const dashboard = (await w.app.inject({ method: 'POST', url: `/api/projects/${pid}/dashboards/`, headers: auth, payload: { name: 'target' } })).json() as { id: number }
+  const flag = (await w.app.inject({ method: 'POST', url: `/api/projects/${pid}/feature_flags/`, headers: auth, payload: { key: 'target', filters: { groups: [{ rollout_percentage: 50 }] } } })).json() as { id: number }
+
+  const delay = monitorEventLoopDelay({ resolution: 10 })
+  delay.enable()
+  const rssBefore = process.memoryUsage().rss
+
+  const publicRoutes: [string, string, fc.Arbitrary<Record<string, unknown>>][] = [
+    ...['/capture/', '/e/', '/i/v0/e/', '/track/', '/engage/'].map((path) => ['capture', path, event(tokens)] as [string, string, fc.Arbitrary<Record<string, unknown>>]),
+    ['capture', '/batch/', fc.record({ api_key: tokens, batch: fc.array(event(fc.constant(undefined)), { maxLength: 5 }), historical_migration: fc.boolean() }, { requiredKeys: [] })],
+  ]
+  for (const [group, path, shape] of publicRoutes) {
+    await fc.assert(fc.asyncProperty(hostileBody(shape), async (body) => {
+      const answer = await send(w, 'POST', path, body)
+      seen(`POST ${path}`, answer.status)
+      return check(t, `POST ${path}`, answer, captureShaped)
+    }), { numRuns: RUNS })
+    void group
+  }
+
+  const decideShape = fc.record({
+    token: tokens, distinct_id: fc.oneof(fc.string({ maxLength: 20 }), fc.integer(), fc.constant(null)),
+    person_properties: fc.dictionary(fc.string({ maxLength: 5 }), fc.jsonValue({ maxDepth: 2 })),
+    groups: fc.jsonValue({ maxDepth: 2 }), group_properties: fc.jsonValue({ maxDepth: 3 }),
+  }, { requiredKeys: [] })
+  for (const path of ['/decide/?v=3', '/decide/?v=4', '/flags/?v=2', '/decide/']) {
+    await fc.assert(fc.asyncProperty(hostileBody(decideShape), async (body) => {
+      const answer = await send(w, 'POST', path, body)
+      seen(`POST ${path}`, answer.status)
+      return check(t, `POST ${path}`, answer, drfShaped)
+    }), { numRuns: RUNS })
+  }
+
+  const writes: [string, string, fc.Arbitrary<Record<string, unknown>>][] = [
+    ['POST', `/api/projects/${pid}/dashboards/`, fc.record({ name: fc.jsonValue(), description: fc.jsonValue(), tags: fc.jsonValue(), filters: fc.jsonValue(), use_template: fc.jsonValue(), use_dashboard: fc.jsonValue(), restriction_level: fc.jsonValue() }, { requiredKeys: [] })],
+    ['PATCH', `/api/projects/${pid}/dashboards/${dashboard.id}/`, fc.record({ name: fc.jsonValue(), tiles: fc.jsonValue({ maxDepth: 4 }), deleted: fc.jsonValue(), pinned: fc.jsonValue() }, { requiredKeys: [] })],
+    ['POST', `/api/projects/${pid}/dashboards/${dashboard.id}/collaborators/`, fc.record({ user_uuid: fc.jsonValue(), level: fc.jsonValue() }, { requiredKeys: [] })],
+    ['PATCH', `/api/projects/${pid}/dashboards/${dashboard.id}/sharing/`, fc.record({ enabled: fc.jsonValue() }, { requiredKeys: [] })],
+    ['POST', `/api/projects/${pid}/subscriptions/`, fc.record({ dashboard: fc.oneof(fc.constant(dashboard.id), fc.jsonValue()), target_type: fc.constantFrom('email', 'slack', 'webhook', 'x'), target_value: fc.jsonValue(), frequency: fc.constantFrom('daily', 'weekly', 'monthly', 'yearly', 'x'), interval: fc.jsonValue(), byweekday: fc.jsonValue(), bysetpos: fc.jsonValue(), start_date: fc.jsonValue(), count: fc.jsonValue() }, { requiredKeys: [] })],
+    ['POST', `/api/projects/${pid}/feature_flags/`, fc.record({ key: fc.jsonValue(), filters: fc.jsonValue({ maxDepth: 5 }), active: fc.jsonValue(), name: fc.jsonValue() }, { requiredKeys: [] })],
+    ['PATCH', `/api/projects/${pid}/feature_flags/${flag.id}/`, fc.record({ filters: fc.jsonValue({ maxDepth: 5 }), active: fc.jsonValue(), deleted: fc.jsonValue() }, { requiredKeys: [] })],
+    ['PATCH', `/api/environments/${w.installation.environment_id}/`, fc.record({ name: fc.jsonValue(), timezone: fc.jsonValue(), test_account_filters: fc.jsonValue(), anonymize_ips: fc.jsonValue(), session_recording_opt_in: fc.jsonValue() }, { requiredKeys: [] })],
+    ['POST', `/api/projects/${pid}/environments/`, fc.record({ name: fc.jsonValue(), timezone: fc.jsonValue(), primary_dashboard: fc.jsonValue() }, { requiredKeys: [] })],
+  ]
+  for (const [method, path, shape] of writes) {
+    await fc.assert(fc.asyncProperty(hostileBody(shape), async (body) => {
+      const answer = await send(w, method, path, body, auth)
+      seen(`${method} ${path.replace(/\/\d+\//g, '/{id}/')}`, answer.status)
+      return check(t, `${method} ${path}`, answer, drfShaped)
+    }), { numRuns: RUNS })
+  }
+
+  const reads = ['dashboards/{id}/', 'dashboards/', 'subscriptions/{id}/', 'subscriptions/', 'feature_flags/{id}/', 'feature_flags/', 'persons/', 'persons/{id}/',
+    'groups/', 'events/', 'sessions/values/', 'sessions/property_definitions/', 'dashboards/{id}/activity/', 'dashboards/{id}/sharing/', 'dashboards/{id}/collaborators/']
+  await fc.assert(fc.asyncProperty(fc.constantFrom(...reads), hostileId, hostileId, hostileQuery, fc.constantFrom('GET', 'DELETE', 'PUT'), async (route, project, id, query, method) => {
+    const url = `/api/projects/${project}/${route.replace('{id}', id)}?${query}`
+    const answer = await send(w, method, url, null, auth)
+    seen(`${method} reads`, answer.status)
+    return check(t, `${method} ${url}`, answer, drfShaped)
+  }), { numRuns: RUNS * 4 })
+  await fc.assert(fc.asyncProperty(hostileQuery, fc.constantFrom('/capture/', '/e/', '/decide/', '/flags/', '/api/feature_flag/local_evaluation'), async (query, path) => {
+    const answer = await send(w, 'GET', `${path}?${query}`, null, path.startsWith('/api/') ? auth : {})
+    seen(`GET ${path}`, answer.status)
+    return check(t, `GET ${path}?${query}`, answer, path.startsWith('/decide') || path.startsWith('/flags') || path.startsWith('/api/') ? drfShaped : captureShaped)
+  }), { numRuns: RUNS })
+
+  delay.disable()
+  const heldMs = delay.max / 1e6
+  t.ok(heldMs < 1000, `the event loop was never held for long (longest delay ${heldMs.toFixed(0)} ms)`)
+  t.ok(process.memoryUsage().rss - rssBefore < 768 * 1024 * 1024, 'memory stays bounded')
+
+  const head = (await w.log.headPosition())!
+  t.ok(await w.models.waitFor(head, allProjectors.flatMap((p) => [...p.collections]), 30_000), 'every projection reached the head')
+  const health = await w.app.inject({ method: 'GET', url: '/_health' })
+  t.equal(health.statusCode, 200, `health: ${health.body.slice(0, 300)}`)
+  let accepted = 0
+  let missing = 0
+  for await (const logged of w.log.readAll()) {
+    if (logged.type !== EVENTS_CAPTURED) continue
+    const { environmentId, events } = normalisedOf(logged)
+    for (const one of events) {
+      accepted++
+      if (!(await w.models.get('events', eventKey(environmentId, one.uuid)))) missing++
+    }
+  }
+  t.ok(accepted > 0, `events were accepted (${accepted})`)
+  t.equal(missing, 0, 'every accepted event is in the events read model')
+  t.comment(`statuses seen: ${JSON.stringify(Object.fromEntries([...statuses].map(([k, v]) => [k, Object.fromEntries(v)])))}`)
+})

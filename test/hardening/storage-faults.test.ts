@@ -1,0 +1,46 @@
+import t from 'tap'
+import { Unavailable } from '../../src/eventlog/errors.js'
+import type { EventLog } from '../../src/eventlog/port.js'
+import type { ReadStore } from '../../src/readstore/port.js'
+import { world } from '../support/world.js'
+
+const UNAVAILABLE = { type: 'server_error', code: 'service_unavailable', detail: 'Storage is unavailable at the moment. Please retry shortly.', attr: null }
+
+/** Makes a real store fail as a full or unreadable disk does, until `healed` is called. */
+const failing = <S extends object>(store: S, methods: (keyof S)[], error: () => Error) => {
+  const originals = methods.map((name) => [name, store[name]] as const)
+  for (const name of methods) (store as Record<keyof S, unknown>)[name] = async () => { throw error() }
+  return () => { for (const [name, original] of originals) (store as Record<keyof S, unknown>)[name] = original }
+}
+
+t.test('an event log that cannot be written gives 503 with a clear body everywhere, and the service recovers by itself', async (t) => {
+  const w = await world(t)
+  const api = { headers: w.bearer(w.key.value) }
+  const pid = w.installation.project_id
+  const heal = failing<EventLog>(w.log, ['append'], () => new Unavailable('database or disk is full'))
+  const dashboard = await w.app.inject({ method: 'POST', url: `/api/projects/${pid}/dashboards/`, ...api, payload: { name: 'd' } })
+  t.equal(dashboard.statusCode, 503)
+  t.same(dashboard.json(), UNAVAILABLE)
+  const flag = await w.app.inject({ method: 'POST', url: `/api/projects/${pid}/feature_flags/`, ...api, payload: { key: 'k', filters: { groups: [{ rollout_percentage: 5 }] } } })
+  t.equal(flag.statusCode, 503)
+  const captured = await w.app.inject({ method: 'POST', url: '/capture/', payload: { api_key: w.installation.project_api_key, event: 'e', distinct_id: 'd' } })
+  t.equal(captured.statusCode, 503)
+  t.same(captured.json(), { status: 503, code: 'service_unavailable', error: 'service unavailable: transient error, please retry' })
+  heal()
+  t.equal((await w.app.inject({ method: 'POST', url: `/api/projects/${pid}/dashboards/`, ...api, payload: { name: 'd' } })).statusCode, 201)
+  t.equal((await w.app.inject({ method: 'POST', url: '/capture/', payload: { api_key: w.installation.project_api_key, event: 'e', distinct_id: 'd' } })).statusCode, 200)
+})
+
+t.test('a read store that fails gives 503 on reads and on health, and recovers', async (t) => {
+  const w = await world(t)
+  const heal = failing<ReadStore>(w.store, ['find', 'get', 'checkpoint'], () => Object.assign(new Error('disk I/O error'), { code: 'SQLITE_IOERR' }))
+  const listed = await w.app.inject({ method: 'GET', url: `/api/projects/${w.installation.project_id}/dashboards/`, headers: w.bearer(w.key.value) })
+  t.equal(listed.statusCode, 503)
+  t.same(listed.json(), UNAVAILABLE)
+  const health = await w.app.inject({ method: 'GET', url: '/_health' })
+  t.equal(health.statusCode, 503)
+  t.match(health.json(), { status: 'error', problems: ['readStore'] })
+  heal()
+  t.equal((await w.app.inject({ method: 'GET', url: `/api/projects/${w.installation.project_id}/dashboards/`, headers: w.bearer(w.key.value) })).statusCode, 200)
+  t.equal((await w.app.inject({ method: 'GET', url: '/_health' })).statusCode, 200)
+})
