@@ -1,4 +1,4 @@
-import { logUntil } from '../src/eventlog/until.js'
+import { LogLimit, logUpTo } from '../src/eventlog/until.js'
 import type { EventLog, Position } from '../src/eventlog/port.js'
 import type { ReadStore } from '../src/readstore/port.js'
 import { digestProjection, type ProjectionDigest } from './digest.js'
@@ -11,11 +11,14 @@ export interface ReplayOptions {
   /** Fresh read models: nothing of these projectors may be stored here yet. */
   readonly store: ReadStore
   readonly projectors: readonly Projector[]
-  /** Every event up to this position, inclusive, and nothing after it. */
+  /** Every event up to this position, inclusive, and nothing after it (until `reach` moves it). */
   readonly until: Position
-  /** Called a few times a second with the least position every projector has reached. */
+}
+
+export interface ReachOptions {
+  /** Called a few times a second with the least commit position every projector has reached. */
   readonly onProgress?: (reached: bigint) => void
-  /** Checked between waits; a true answer stops the replay early (it then throws ReplayStopped). */
+  /** Checked between waits; a true answer stops the wait (it then throws ReplayStopped). */
   readonly shouldStop?: () => boolean
 }
 
@@ -26,32 +29,64 @@ export class ReplayStopped extends Error {
 }
 
 /**
- * Replays the log up to `until` into fresh read models with the projector runtime as it is, on
- * a log that ends there: the same code the live projections run, so the result is what they
- * held when they had applied exactly that much.
+ * Replays the log into fresh read models with the projector runtime as it is, on a log that ends
+ * at a limit: the same code the live projections run, so the result is what they held when they
+ * had applied exactly that much. The limit can be moved forwards to compare with a live build
+ * that has moved on.
  */
-export const replay = async (options: ReplayOptions): Promise<void> => {
-  const failures: unknown[] = []
-  const set = new ProjectionSet({
-    log: logUntil(options.log, options.until),
-    store: options.store,
-    projectors: options.projectors,
-    registry: new ProjectionRegistry(options.store),
-    onError: (projection, error, fatal) => { if (fatal) failures.push(new Error(`${projection} stopped`, { cause: error })) },
-  })
-  await set.start()
-  try {
+export class Replay {
+  private readonly limit: LogLimit
+  private readonly failures: unknown[] = []
+  private readonly set: ProjectionSet
+
+  constructor(private readonly options: ReplayOptions) {
+    this.limit = new LogLimit(options.until)
+    this.set = new ProjectionSet({
+      log: logUpTo(options.log, this.limit),
+      store: options.store,
+      projectors: options.projectors,
+      registry: new ProjectionRegistry(options.store),
+      onError: (projection, error, fatal) => { if (fatal) this.failures.push(new Error(`${projection} stopped`, { cause: error })) },
+    })
+  }
+
+  get position(): Position {
+    return this.limit.position
+  }
+
+  start(): Promise<void> {
+    return this.set.start()
+  }
+
+  /** Moves the limit to `position` (never backwards) and waits until every projector has applied it. */
+  async reach(position: Position, options: ReachOptions = {}): Promise<void> {
+    this.limit.raise(position)
+    const target = this.limit.position
+    if (target.commit < 0n) return
     for (;;) {
-      if (failures.length > 0) throw failures[0]
+      if (this.failures.length > 0) throw this.failures[0]
       if (options.shouldStop?.()) throw new ReplayStopped()
-      const runners = options.projectors.map((p) => set.activeRunner(p.name))
+      const runners = this.options.projectors.map((p) => this.set.activeRunner(p.name))
       const reached = runners.map((runner) => runner?.position?.commit ?? -1n)
-      options.onProgress?.(reached.reduce((a, b) => (b < a ? b : a), options.until.commit))
-      const done = await Promise.all(runners.map((runner) => runner?.waitFor(options.until, 250) ?? false))
+      options.onProgress?.(reached.reduce((a, b) => (b < a ? b : a), target.commit))
+      const done = await Promise.all(runners.map((runner) => runner?.waitFor(target, 250) ?? false))
       if (done.every(Boolean)) return
     }
+  }
+
+  stop(): Promise<void> {
+    return this.set.stop()
+  }
+}
+
+/** Replays the log up to `until` into `store`, then stops. */
+export const replay = async (options: ReplayOptions & ReachOptions): Promise<void> => {
+  const run = new Replay(options)
+  await run.start()
+  try {
+    await run.reach(options.until, options)
   } finally {
-    await set.stop()
+    await run.stop()
   }
 }
 

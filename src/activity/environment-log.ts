@@ -34,7 +34,7 @@ const matches = (filter: ActivityFilter, entry: LoggedEntry): boolean => {
 
 /**
  * Every management change of one environment, newest first: the environment's own stream and
- * the streams of its dashboards, subscriptions and flags, each read from the log. The read
+ * the streams of its dashboards, subscriptions, flags and surveys, each read from the log. The read
  * models only say which aggregates the environment has.
  */
 export const environmentActivityLog = async (
@@ -43,7 +43,7 @@ export const environmentActivityLog = async (
   const wanted = (resource: AuditedResource) => !filter.scopes || filter.scopes.includes(resource.activity.scope)
   const entries: LoggedEntry[] = []
   if (wanted(AUDITED.environment)) entries.push(...await entriesOf(deps.log, AUDITED.environment, environment.id))
-  for (const resource of [AUDITED.dashboard, AUDITED.subscription, AUDITED.flag]) {
+  for (const resource of [AUDITED.dashboard, AUDITED.subscription, AUDITED.flag, AUDITED.survey]) {
     if (!wanted(resource)) continue
     const ids = filter.itemId !== null ? [Number(filter.itemId)].filter(Number.isSafeInteger) : await idsOf(deps.models, resource.collection, environment.id)
     for (const id of ids) {

@@ -7,10 +7,12 @@ import { flagActivity } from '../flags/activity.js'
 import { flagStream } from '../flags/events.js'
 import { subscriptionActivity } from '../subscriptions/activity.js'
 import { subscriptionStream } from '../subscriptions/events.js'
+import { surveyActivity } from '../surveys/activity.js'
+import { surveyStream } from '../surveys/events.js'
 
 /** A management resource whose whole history is its own stream. */
 export interface AuditedResource {
-  readonly kind: 'dashboard' | 'subscription' | 'flag' | 'environment'
+  readonly kind: 'dashboard' | 'subscription' | 'flag' | 'survey' | 'environment'
   /** The read model that holds its current state. */
   readonly collection: string
   readonly stream: (id: number) => string
@@ -22,6 +24,7 @@ export const AUDITED: Readonly<Record<AuditedResource['kind'], AuditedResource>>
   dashboard: { kind: 'dashboard', collection: 'dashboards', stream: dashboardStream, activity: dashboardActivity },
   subscription: { kind: 'subscription', collection: 'subscriptions', stream: subscriptionStream, activity: subscriptionActivity },
   flag: { kind: 'flag', collection: 'feature_flags', stream: flagStream, activity: flagActivity },
+  survey: { kind: 'survey', collection: 'surveys', stream: surveyStream, activity: surveyActivity },
   environment: { kind: 'environment', collection: 'environments', stream: environmentStream, activity: environmentActivity },
 }
 

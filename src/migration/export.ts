@@ -33,7 +33,7 @@ export interface ExportOptions {
 }
 
 /** The analytics events of one log record of the environment, in their stored order. */
-async function* capturedIn(log: EventLog, environmentId: number, record: RecordedEvent): AsyncIterable<CapturedEvent> {
+export async function* capturedIn(log: EventLog, environmentId: number, record: RecordedEvent): AsyncIterable<CapturedEvent> {
   if (record.type === EVENTS_CAPTURED) {
     const data = record.data as EventsCapturedData
     if (data.environmentId === environmentId && Array.isArray(data.events)) yield* data.events
