@@ -49,8 +49,11 @@ t.test('200,000 events exported from one data directory and imported into a fres
   t.match(imported.stderr, `imported ${TOTAL} events`)
   t.comment(`imported after ${Date.now() - started} ms`)
 
-  const before = await capturedDigests(new SqliteEventLog({ path: join(source, 'events.sqlite') }))
-  const after = await capturedDigests(new SqliteEventLog({ path: join(target, 'events.sqlite') }))
+  const sourceLog = new SqliteEventLog({ path: join(source, 'events.sqlite') })
+  const targetLog = new SqliteEventLog({ path: join(target, 'events.sqlite') })
+  t.teardown(async () => { await sourceLog.close(); await targetLog.close() })
+  const before = await capturedDigests(sourceLog)
+  const after = await capturedDigests(targetLog)
   t.comment(`digested after ${Date.now() - started} ms`)
   t.equal(before.find((d) => d.projection === 'events')?.collections['events']?.count, TOTAL, 'every event is in the source read model')
   t.ok((before.find((d) => d.projection === 'persons')?.collections['persons']?.count ?? 0) > 1000, 'thousands of persons')

@@ -33,7 +33,7 @@ export const sampleEvent = (n: number): Record<string, unknown> => {
   const session = `0190a000-0000-7000-8000-${String(Math.floor(n / 40) % 100_000).padStart(12, '0')}`
   const properties: Record<string, unknown> = { $session_id: session, $current_url: `https://example.com/p/${n % 31}`, seq: n }
   if (n % 500 === 7) return { event: '$identify', distinct_id: user, timestamp, properties: { ...properties, $anon_distinct_id: `anon-${n % 2500}`, $set: { email: `${user}@example.com` } } }
-  if (n % 250 === 3) return { event: '$groupidentify', distinct_id: user, timestamp, properties: { $group_type: 'company', $group_key: `c${Math.floor(n / 250) % 40}`, $group_set: { plan: n % 2 ? 'pro' : 'free' } } }
+  if (n % 250 === 3) return { event: '$groupidentify', distinct_id: user, timestamp, properties: { seq: n, $group_type: 'company', $group_key: `c${Math.floor(n / 250) % 40}`, $group_set: { plan: n % 2 ? 'pro' : 'free' } } }
   if (n % 10 === 1) return { event: 'upgraded', distinct_id: user, timestamp, properties: { ...properties, $groups: { company: `c${n % 40}` }, $set_once: { first_seen: timestamp } } }
   return { event: '$pageview', distinct_id: n % 7 === 0 ? `anon-${n % 2500}` : user, timestamp, properties }
 }
