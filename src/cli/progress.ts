@@ -39,7 +39,7 @@ export const progress = (options: ProgressOptions): Progress => {
     bar.start(total ?? 0, 0, { rate: 0 })
     return {
       update(next, nextTotal) {
-        value = next
+        value = Math.max(0, next)
         if (nextTotal !== undefined && nextTotal !== null && nextTotal !== total) {
           total = nextTotal
           bar.setTotal(nextTotal)

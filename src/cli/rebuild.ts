@@ -75,6 +75,7 @@ export const rebuild = async (
       log, store: target.store, projectors: options.projectors, until: options.until,
       onProgress: (reached) => bar.update(Number(reached)), shouldStop: options.shouldStop,
     })
+    bar.update(Number(options.until.commit))
     bar.done()
     const projections = await digestAll(target.store, options.projectors)
     finished = true
