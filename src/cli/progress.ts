@@ -62,8 +62,9 @@ export const progress = (options: ProgressOptions): Progress => {
   }
   return {
     update(next, nextTotal) {
-      value = next
+      value = Math.max(0, next)
       if (nextTotal !== undefined) total = nextTotal
+      if (total !== null && total < value) total = value
       if (now() - lastLine >= everyMs) {
         lastLine = now()
         line()
