@@ -5,6 +5,7 @@ import type { ReadStore } from './readstore/port.js'
 import type { Projections } from '../projections/projection-set.js'
 import type { ReadModels } from '../projections/read-models.js'
 import { accountRoutes } from './accounts/routes.js'
+import { activityLogRoutes } from './activity/routes.js'
 import { useAuth } from './auth/authenticate.js'
 import { KeyRateLimiter, useRateLimits, type RateWindow } from './auth/rate-limit.js'
 import { useErrorHandling } from './http/errors.js'
@@ -100,7 +101,10 @@ export const buildApp = async (deps: AppDeps): Promise<FastifyInstance> => {
   if (deps.roles.includes('api')) {
     await app.register(accountRoutes, deps)
     await app.register(environmentRoutes, deps)
-    const scoped = [dashboardRoutes, collaboratorRoutes, sharingRoutes, subscriptionRoutes, flagRoutes, flagRemoteConfigRoutes, surveyRoutes, personRoutes, groupRoutes, eventRoutes, sessionRoutes]
+    const scoped = [
+      dashboardRoutes, collaboratorRoutes, sharingRoutes, subscriptionRoutes, flagRoutes, flagRemoteConfigRoutes, surveyRoutes,
+      personRoutes, groupRoutes, eventRoutes, sessionRoutes, activityLogRoutes,
+    ]
     for (const plugin of scoped) await registerEnvironmentScoped(app, plugin, deps)
     await app.register(sharedViewRoutes, deps)
     await app.register(localEvaluationRoutes, deps)

@@ -10,6 +10,10 @@ import { newEventId } from './kernel/ids.js'
 import { ROLES, startService, type Role } from './service.js'
 import { openEventLog, openStorage, StorageError } from './storage.js'
 import { listQuarantined, retryQuarantined } from './cli/quarantine.js'
+import { auditingCommands } from './cli/auditing.js'
+import { CliRefused } from './cli/errors.js'
+import { Stopped } from './cli/progress.js'
+import { MalformedLine, UnknownEnvironment } from './migration/import.js'
 
 const USAGE = `usage: hedgelog <command>
 
@@ -21,6 +25,17 @@ const USAGE = `usage: hedgelog <command>
   keys revoke <key id>                             revoke a personal API key
   quarantine list [--json]                         events the projections skipped, and why
   quarantine retry [--projection NAME]             rebuild the projections that skipped events (after a fix)
+
+  audit <stream | dashboard ID | subscription ID | flag ID | survey ID | environment ID | person DISTINCT_ID>
+        [--at ISO-TIME|POSITION] [--environment ID] [--json]
+                                                   a resource's history, oldest first; with --at, its state then
+  rebuild [--projection NAME] [--until POSITION|ISO-TIME] [--into DIR] [--json]
+                                                   replay the log into fresh read models; print counts and digests
+  verify [--projection NAME] [--json]              replay beside the live read models; exit 1 naming the first difference
+  verify --seals [--json]                          recompute every seal; exit 1 naming the first changed event
+  seal [--json]                                    append a LogSealed event chaining every event before it
+  export --environment ID [--since X] [--until X]  ingested events as NDJSON on stdout, in log order
+  import --environment ID [--chunk-lines N] FILE|-  NDJSON through the historical-migration path; rerun to resume
 
 environment: PORT, HOST, HEDGELOG_DATA_DIR, HEDGELOG_EVENTSTORE_URL, HEDGELOG_MONGO_URL, LOG_LEVEL`
 
@@ -131,13 +146,21 @@ const main = async (argv: string[]): Promise<void> => {
     case 'init': return init(config, args)
     case 'keys': return keys(config, args)
     case 'quarantine': return quarantine(config, args)
-    default: throw new UsageError(USAGE)
+    default: {
+      if (!Object.hasOwn(auditingCommands, command)) throw new UsageError(USAGE)
+      process.exitCode = await auditingCommands[command]!(config, args)
+    }
   }
 }
 
 main(process.argv.slice(2)).catch((error: unknown) => {
-  if (error instanceof ConfigError || error instanceof UsageError || error instanceof DomainError || error instanceof StorageError) {
+  if (error instanceof Stopped) {
     process.stderr.write(`hedgelog: ${error.message}\n`)
+    process.exit(130)
+  }
+  const plain = [ConfigError, UsageError, DomainError, StorageError, CliRefused, MalformedLine, UnknownEnvironment]
+  if (plain.some((kind) => error instanceof kind)) {
+    process.stderr.write(`hedgelog: ${(error as Error).message}\n`)
   } else if (error instanceof Error && (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
     process.stderr.write(`hedgelog: ${error.message}\n${USAGE}\n`)
   } else {
