@@ -1,4 +1,6 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
+import type { z } from 'zod'
+import { queryOf } from '../http/zod.js'
 import type { EventLog, JsonObject } from '../eventlog/port.js'
 import { DomainError } from '../kernel/errors.js'
 import { toHttpError } from '../http/errors.js'
@@ -54,6 +56,10 @@ const asDecideRefusal = (error: unknown): unknown => {
  * `/decide` (v1–v4) and `/flags` (v1, v2): flag values for one distinct id, from the flag,
  * person and group read models, overridden by what the request sends.
  */
+/** The query parameters decide reads (ingestion's decoder reads its own: `compression`, `data`, `ip`…). */
+const DecideQuery = queryOf('v', 'config', 'token', 'api_key')
+type DecideQuery = z.infer<typeof DecideQuery>
+
 export const decideRoutes: FastifyPluginAsync<DecideDeps> = async (app, deps) => {
   const { models } = deps
   const tokens = deps.tokens ?? new TokenResolver(deps)
@@ -104,8 +110,8 @@ export const decideRoutes: FastifyPluginAsync<DecideDeps> = async (app, deps) =>
     return failed ? { ...result, errorsWhileComputingFlags: true } : result
   }
 
-  const handle = async (request: FastifyRequest, reply: FastifyReply) => {
-    const routing = decideVersion(request.url, request.query as Record<string, unknown>)
+  const handle = async (request: FastifyRequest<{ Querystring: DecideQuery }>, reply: FastifyReply) => {
+    const routing = decideVersion(request.url, request.query)
     const asked = readDecideRequest(request.method === 'GET' ? {} : await decodeIngestBody(request), request.query)
     if (asked.token === null) throw refuse(401, 'authentication_error', 'no_api_key', NO_TOKEN)
     const environmentId = await tokens.resolve(asked.token)
@@ -119,7 +125,7 @@ export const decideRoutes: FastifyPluginAsync<DecideDeps> = async (app, deps) =>
   }
 
   for (const path of ['/decide', '/flags']) {
-    app.route({ method: ['GET', 'POST'], url: path, bodyLimit: 20 * 1024 * 1024, handler: handle })
+    app.route<{ Querystring: DecideQuery }>({ method: ['GET', 'POST'], url: path, bodyLimit: 20 * 1024 * 1024, schema: { querystring: DecideQuery }, handler: handle })
     app.options(path, answerPreflight)
   }
 }

@@ -3,7 +3,7 @@ import type { JsonObject } from '../eventlog/port.js'
 import { activityPage } from '../activity/activity-log.js'
 import { stateAsOf } from '../audit/as-of.js'
 import { AsOfQuery, DetailParams, cutoffAt } from '../http/as-of.js'
-import type { ZodTypeProvider } from '../http/zod.js'
+import { queryOf, ScopedIdParams, ScopedParams, type ZodTypeProvider } from '../http/zod.js'
 import { basicUsers } from '../accounts/user-lookup.js'
 import { commandContext } from '../http/command-context.js'
 import { parseBody, useFormBodies } from '../http/drf.js'
@@ -22,11 +22,10 @@ import { evolveFlag, type FeatureFlag } from './state.js'
 const READ = { scopes: ['feature_flag:read'] }
 const WRITE = { scopes: ['feature_flag:write'] }
 
-type IdParams = { id: string }
-
 /** Feature flags of one environment: list, create, get, PATCH (active, soft delete, restore), 405 on DELETE, activity. */
-export const flagRoutes: FastifyPluginAsync<FlagDeps> = async (app, deps) => {
-  useFormBodies(app)
+export const flagRoutes: FastifyPluginAsync<FlagDeps> = async (plain, deps) => {
+  useFormBodies(plain)
+  const app = plain.withTypeProvider<ZodTypeProvider>()
   const { models } = deps
   const respond = async (flag: FeatureFlag) => flagJson(flag, await basicUsers(models, [flag.created_by, flag.last_modified_by]))
   const live = async (environment: Parameters<typeof findFlag>[1], id: string) => {
@@ -35,13 +34,13 @@ export const flagRoutes: FastifyPluginAsync<FlagDeps> = async (app, deps) => {
     return flag
   }
 
-  app.get('/feature_flags/', { config: READ }, async (request) => {
+  app.get('/feature_flags/', { config: READ, schema: { params: ScopedParams, querystring: queryOf('search', 'active') } }, async (request) => {
     const environment = await environmentOf(request, models)
-    const query = request.query as Record<string, string | undefined>
+    const { query } = request
     const all = await models.find<FeatureFlag>('feature_flags', { where: { environment_id: environment.id, deleted: false }, orderBy: [['id', 'desc']] })
-    const search = query['search']?.toLowerCase()
+    const search = query.search?.toLowerCase()
     const listed = all
-      .filter((f) => query['active'] === undefined || String(f.active) === query['active'])
+      .filter((f) => query.active === undefined || String(f.active) === query.active)
       .filter((f) => search === undefined || f.key.toLowerCase().includes(search) || f.name.toLowerCase().includes(search))
     const page = pageOf(request.query)
     const slice = listed.slice(page.offset, page.offset + page.limit)
@@ -49,7 +48,7 @@ export const flagRoutes: FastifyPluginAsync<FlagDeps> = async (app, deps) => {
     return paginated(request, page, listed.length, slice.map((f) => flagJson(f, users)))
   })
 
-  app.post('/feature_flags/', { config: WRITE }, async (request, reply) => {
+  app.post('/feature_flags/', { config: WRITE, schema: { params: ScopedParams } }, async (request, reply) => {
     const environment = await environmentOf(request, models)
     const body = parseBody(createFlagBody, request.body)
     const fields: FlagFields = {
@@ -63,7 +62,7 @@ export const flagRoutes: FastifyPluginAsync<FlagDeps> = async (app, deps) => {
     return reply.status(201).send(await respond(flag))
   })
 
-  app.withTypeProvider<ZodTypeProvider>().get('/feature_flags/:id/', {
+  app.get('/feature_flags/:id/', {
     config: READ, schema: { params: DetailParams, querystring: AsOfQuery },
   }, async (request) => {
     const environment = await environmentOf(request, models)
@@ -75,7 +74,7 @@ export const flagRoutes: FastifyPluginAsync<FlagDeps> = async (app, deps) => {
     return respond(past)
   })
 
-  app.patch<{ Params: IdParams }>('/feature_flags/:id/', { config: WRITE }, async (request) => {
+  app.patch('/feature_flags/:id/', { config: WRITE, schema: { params: ScopedIdParams } }, async (request) => {
     const environment = await environmentOf(request, models)
     const flag = await findFlag(models, environment, request.params.id)
     const { deleted, ...input } = parseBody(updateFlagBody, request.body)
@@ -89,9 +88,9 @@ export const flagRoutes: FastifyPluginAsync<FlagDeps> = async (app, deps) => {
   })
 
   // Flags are never removed: PATCH `deleted: true` soft-deletes, DELETE is refused with a bare 405.
-  app.delete<{ Params: IdParams }>('/feature_flags/:id/', { config: WRITE }, async (_request, reply) => reply.status(405).send())
+  app.delete('/feature_flags/:id/', { config: WRITE, schema: { params: ScopedIdParams } }, async (_request, reply) => reply.status(405).send())
 
-  app.get<{ Params: IdParams }>('/feature_flags/:id/activity/', { config: READ }, async (request) => {
+  app.get('/feature_flags/:id/activity/', { config: READ, schema: { params: ScopedIdParams } }, async (request) => {
     const flag = await findFlag(models, await environmentOf(request, models), request.params.id)
     return activityPage(request, deps, flagActivity, flagStream(flag.id), String(flag.id))
   })

@@ -3,6 +3,7 @@ import type { JsonObject } from '../eventlog/port.js'
 import { NotFound, PermissionDenied } from '../kernel/errors.js'
 import type { ReadModels } from '../../projections/read-models.js'
 import { principalOf } from '../auth/authenticate.js'
+import { ScopedParams } from './zod.js'
 
 /** PostHog serves environment routes under both prefixes; the `/api/projects/` form is the older alias. */
 export const ENVIRONMENT_PREFIXES = ['/api/environments/:project_id', '/api/projects/:project_id'] as const
@@ -22,7 +23,8 @@ export type Environment = JsonObject & { id: number; organization: string; proje
  */
 export const environmentOf = async (request: FastifyRequest, models: ReadModels): Promise<Environment> => {
   const { user } = principalOf(request)
-  const raw = (request.params as Record<string, string | undefined>)['project_id'] ?? ''
+  const parsed = ScopedParams.safeParse(request.params)
+  const raw = parsed.success ? parsed.data.project_id : ''
   if (raw === '@current') {
     const [first] = await models.find<Environment>('environments', { where: { organization: user.organization_id }, orderBy: [['id', 'asc']], limit: 1 })
     if (!first) throw new NotFound('Project not found.')

@@ -1,4 +1,5 @@
 import type { FastifyRequest } from 'fastify'
+import { z } from 'zod'
 
 export const DEFAULT_PAGE_SIZE = 100
 
@@ -13,11 +14,13 @@ const wholeNumber = (value: unknown): number | null => {
   return Number.isSafeInteger(number) ? number : null
 }
 
+const PageQuery = z.looseObject({ limit: z.unknown().optional(), offset: z.unknown().optional() })
+
 /** PostHog's limit/offset: a limit that is not a positive integer means 100; a bad offset means 0. */
 export const pageOf = (query: unknown): Page => {
-  const params = (query ?? {}) as Record<string, unknown>
-  const limit = wholeNumber(params['limit'])
-  const offset = wholeNumber(params['offset'])
+  const parsed = PageQuery.safeParse(query)
+  const limit = parsed.success ? wholeNumber(parsed.data.limit) : null
+  const offset = parsed.success ? wholeNumber(parsed.data.offset) : null
   return { limit: limit !== null && limit > 0 ? limit : DEFAULT_PAGE_SIZE, offset: offset ?? 0 }
 }
 

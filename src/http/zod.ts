@@ -18,3 +18,14 @@ export const useZod = (app: FastifyInstance): void => {
   })
   app.setSerializerCompiler(() => (data) => JSON.stringify(data))
 }
+
+/**
+ * The query parameters a route reads, each an optional string (the query parser keeps the last of
+ * a repeated parameter); parameters the route does not read pass through untouched.
+ */
+export const queryOf = <const Names extends readonly string[]>(...names: Names) =>
+  z.looseObject(Object.fromEntries(names.map((name) => [name, z.string().optional()])) as { [K in Names[number]]: z.ZodOptional<z.ZodString> })
+
+/** Path parameters of an environment-scoped route. */
+export const ScopedParams = z.object({ project_id: z.string() })
+export const ScopedIdParams = z.object({ project_id: z.string(), id: z.string() })

@@ -1,4 +1,5 @@
 import type { FastifyPluginAsync } from 'fastify'
+import { queryOf, ScopedIdParams, ScopedParams, type ZodTypeProvider } from '../http/zod.js'
 import type { ReadModels } from '../../projections/read-models.js'
 import { eventKey, type EventRecord } from '../../projections/events.js'
 import { environmentOf } from '../http/environment-scope.js'
@@ -17,18 +18,20 @@ const READ = { scopes: ['query:read'] }
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
 /** An ISO time; one without a zone is UTC, as PostHog reads it. */
-const instantOf = (query: Record<string, unknown>, name: 'after' | 'before'): string | undefined => {
+type EventQuery = Partial<Record<'event' | 'distinct_id' | 'after' | 'before', string>>
+
+const instantOf = (query: EventQuery, name: 'after' | 'before'): string | undefined => {
   const raw = query[name]
   if (raw === undefined || raw === '') return undefined
-  const text = typeof raw === 'string' ? raw.trim() : ''
+  const text = raw.trim()
   const zoned = /T\d\d:\d\d(:\d\d(\.\d+)?)?$/.test(text) ? `${text}Z` : text
   const ms = Date.parse(zoned)
   if (text === '' || Number.isNaN(ms)) throw new ValidationFailed('Enter a valid date/time.', name, 'invalid')
   return new Date(ms).toISOString()
 }
 
-const filtersOf = (query: Record<string, unknown>): EventFilters => {
-  const text = (name: string): string | undefined => (typeof query[name] === 'string' && query[name] !== '' ? query[name] : undefined)
+const filtersOf = (query: EventQuery): EventFilters => {
+  const text = (name: 'event' | 'distinct_id'): string | undefined => (query[name] !== undefined && query[name] !== '' ? query[name] : undefined)
   const filters: { -readonly [K in keyof EventFilters]: EventFilters[K] } = {}
   const event = text('event')
   const distinctId = text('distinct_id')
@@ -45,16 +48,17 @@ const mappingOf = async (models: ReadModels, environmentId: number): Promise<Gro
   (await models.get<GroupTypeMapping>('group_type_mappings', String(environmentId))) ?? emptyMapping(environmentId)
 
 /** `/events/`: stored events newest first, by name, distinct id and time; `/events/{uuid}/`: one event. */
-export const eventRoutes: FastifyPluginAsync<EventRouteDeps> = async (app, { models }) => {
-  app.get('/events/', { config: READ }, async (request) => {
+export const eventRoutes: FastifyPluginAsync<EventRouteDeps> = async (plain, { models }) => {
+  const app = plain.withTypeProvider<ZodTypeProvider>()
+  app.get('/events/', { config: READ, schema: { params: ScopedParams, querystring: queryOf('event', 'distinct_id', 'after', 'before') } }, async (request) => {
     const environment = await environmentOf(request, models)
-    const query = request.query as Record<string, unknown>
+    const { query } = request
     const page = pageOf(query)
     const { count, results } = await findEvents(models, environment.id, filtersOf(query), page)
     return paginated(request, page, count, await eventShapes(models, environment.id, results, await mappingOf(models, environment.id)))
   })
 
-  app.get<{ Params: { id: string } }>('/events/:id/', { config: READ }, async (request) => {
+  app.get('/events/:id/', { config: READ, schema: { params: ScopedIdParams } }, async (request) => {
     const environment = await environmentOf(request, models)
     const { id } = request.params
     if (!UUID.test(id)) throw new ValidationFailed('Invalid UUID', null, 'invalid')

@@ -3,6 +3,7 @@ import type { ReadModels } from '../../projections/read-models.js'
 import type { JsonObject } from '../eventlog/port.js'
 import { environmentOf } from '../http/environment-scope.js'
 import { pageOf, paginated } from '../http/pagination.js'
+import { queryOf, ScopedParams, type ZodTypeProvider } from '../http/zod.js'
 import { NotFound, ValidationFailed } from '../kernel/errors.js'
 import type { GroupRecord } from './groups.js'
 import { groupFor, groupTypesFor } from './read.js'
@@ -21,15 +22,14 @@ export const groupShape = (group: GroupRecord): JsonObject => ({
   created_at: apiTime(group.created_at),
 })
 
-const groupTypeIndexOf = (query: Record<string, unknown>): number => {
-  const raw = query['group_type_index']
+const groupTypeIndexOf = (raw: string | undefined): number => {
   if (raw === undefined || raw === '') {
     throw new ValidationFailed(
       'You must pass ?group_type_index= in this URL. To get a list of valid group types, call /api/:project_id/groups_types/.',
       'group_type_index',
     )
   }
-  if (typeof raw !== 'string' || !/^-?\d+$/.test(raw.trim())) throw new ValidationFailed('A valid integer is required.', 'group_type_index', 'invalid')
+  if (!/^-?\d+$/.test(raw.trim())) throw new ValidationFailed('A valid integer is required.', 'group_type_index', 'invalid')
   return Number(raw)
 }
 
@@ -41,16 +41,18 @@ const matches = (group: GroupRecord, search: string): boolean => {
 }
 
 /** `/groups/` (by type, newest first), `/groups/find/` (one group) and `/groups_types/`. */
-export const groupRoutes: FastifyPluginAsync<GroupRouteDeps> = async (app, { models }) => {
-  app.get('/groups/', { config: READ }, async (request) => {
+export const groupRoutes: FastifyPluginAsync<GroupRouteDeps> = async (plain, { models }) => {
+  const app = plain.withTypeProvider<ZodTypeProvider>()
+  const GroupQuery = queryOf('group_type_index', 'group_key', 'search')
+  app.get('/groups/', { config: READ, schema: { params: ScopedParams, querystring: GroupQuery } }, async (request) => {
     const environment = await environmentOf(request, models)
-    const query = request.query as Record<string, unknown>
-    const index = groupTypeIndexOf(query)
+    const { query } = request
+    const index = groupTypeIndexOf(query.group_type_index)
     const page = pageOf(query)
-    const key = typeof query['group_key'] === 'string' ? query['group_key'] : null
+    const key = query.group_key ?? null
     const where = { environment_id: environment.id, group_type_index: index, ...(key !== null ? { group_key: key } : {}) }
     const orderBy = [['created_at', 'desc']] as const
-    const search = typeof query['search'] === 'string' && query['search'] !== '' ? query['search'] : null
+    const search = query.search !== undefined && query.search !== '' ? query.search : null
     if (search !== null) {
       const found = (await models.find<GroupRecord>('groups', { where, orderBy })).filter((group) => matches(group, search))
       return paginated(request, page, found.length, found.slice(page.offset, page.offset + page.limit).map(groupShape))
@@ -62,18 +64,17 @@ export const groupRoutes: FastifyPluginAsync<GroupRouteDeps> = async (app, { mod
     return paginated(request, page, count, groups.map(groupShape))
   })
 
-  app.get('/groups/find/', { config: READ }, async (request) => {
+  app.get('/groups/find/', { config: READ, schema: { params: ScopedParams, querystring: GroupQuery } }, async (request) => {
     const environment = await environmentOf(request, models)
-    const query = request.query as Record<string, unknown>
-    const index = groupTypeIndexOf(query)
-    const key = query['group_key']
-    if (typeof key !== 'string') throw new ValidationFailed('This field is required.', 'group_key', 'required')
+    const index = groupTypeIndexOf(request.query.group_type_index)
+    const key = request.query.group_key
+    if (key === undefined) throw new ValidationFailed('This field is required.', 'group_key', 'required')
     const group = await groupFor(models, environment.id, index, key)
     if (!group) throw new NotFound()
     return groupShape(group)
   })
 
-  app.get('/groups_types/', { config: READ }, async (request) => {
+  app.get('/groups_types/', { config: READ, schema: { params: ScopedParams } }, async (request) => {
     const environment = await environmentOf(request, models)
     return (await groupTypesFor(models, environment.id)).map((type) => ({
       group_type: type.group_type,

@@ -2,6 +2,7 @@ import type { FastifyPluginAsync } from 'fastify'
 import type { ReadModels } from '../../projections/read-models.js'
 import { environmentOf } from '../http/environment-scope.js'
 import { pageOf, paginated } from '../http/pagination.js'
+import { queryOf, ScopedIdParams, ScopedParams, type ZodTypeProvider } from '../http/zod.js'
 import { NotFound, ValidationFailed } from '../kernel/errors.js'
 import { personShape } from './person-shape.js'
 import { personForDistinctId } from './read.js'
@@ -14,21 +15,22 @@ export interface PersonRouteDeps {
 const READ = { scopes: ['person:read'] }
 const UUID = /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i
 
-const text = (value: unknown): string | null => (typeof value === 'string' && value !== '' ? value : null)
+const text = (value: string | undefined): string | null => (value !== undefined && value !== '' ? value : null)
 
 /** `/persons/`: the environment's persons, newest first, by distinct id or email when asked. */
-export const personRoutes: FastifyPluginAsync<PersonRouteDeps> = async (app, { models }) => {
-  app.get('/persons/', { config: READ }, async (request) => {
+export const personRoutes: FastifyPluginAsync<PersonRouteDeps> = async (plain, { models }) => {
+  const app = plain.withTypeProvider<ZodTypeProvider>()
+  app.get('/persons/', { config: READ, schema: { params: ScopedParams, querystring: queryOf('distinct_id', 'email') } }, async (request) => {
     const environment = await environmentOf(request, models)
-    const query = request.query as Record<string, unknown>
+    const { query } = request
     const page = pageOf(query)
-    const distinctId = text(query['distinct_id'])
+    const distinctId = text(query.distinct_id)
     if (distinctId !== null) {
       const person = await personForDistinctId(models, environment.id, distinctId)
       const found = person ? [person] : []
       return paginated(request, page, found.length, found.slice(page.offset, page.offset + page.limit).map(personShape))
     }
-    const email = text(query['email'])
+    const email = text(query.email)
     const where = { environment_id: environment.id, ...(email !== null ? { 'properties.email': email } : {}) }
     const [count, persons] = await Promise.all([
       models.count('persons', where),
@@ -37,7 +39,7 @@ export const personRoutes: FastifyPluginAsync<PersonRouteDeps> = async (app, { m
     return paginated(request, page, count, persons.map(personShape))
   })
 
-  app.get<{ Params: { id: string } }>('/persons/:id/', { config: READ }, async (request) => {
+  app.get('/persons/:id/', { config: READ, schema: { params: ScopedIdParams } }, async (request) => {
     const environment = await environmentOf(request, models)
     const { id } = request.params
     let person: PersonRecord | null = null

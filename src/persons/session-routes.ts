@@ -1,4 +1,5 @@
 import type { FastifyPluginAsync } from 'fastify'
+import { queryOf, ScopedParams, type ZodTypeProvider } from '../http/zod.js'
 import type { ReadModels } from '../../projections/read-models.js'
 import type { JsonObject } from '../eventlog/port.js'
 import { environmentOf } from '../http/environment-scope.js'
@@ -43,12 +44,13 @@ const stringValues = async (models: ReadModels, environmentId: number, source: s
  * `/sessions/property_definitions/` (PostHog's session property set, with `search` and
  * `is_numerical`) and `/sessions/values/` (`{results, refreshing}` with `{name}` entries).
  */
-export const sessionRoutes: FastifyPluginAsync<SessionRouteDeps> = async (app, { models }) => {
-  app.get('/sessions/property_definitions/', { config: READ }, async (request) => {
+export const sessionRoutes: FastifyPluginAsync<SessionRouteDeps> = async (plain, { models }) => {
+  const app = plain.withTypeProvider<ZodTypeProvider>()
+  app.get('/sessions/property_definitions/', { config: READ, schema: { params: ScopedParams, querystring: queryOf('search', 'is_numerical') } }, async (request) => {
     await environmentOf(request, models)
-    const query = request.query as Record<string, unknown>
-    const search = typeof query['search'] === 'string' ? query['search'] : ''
-    const numerical = query['is_numerical'] === 'true' ? true : query['is_numerical'] === 'false' ? false : null
+    const { query } = request
+    const search = query.search ?? ''
+    const numerical = query.is_numerical === 'true' ? true : query.is_numerical === 'false' ? false : null
     const results = SESSION_PROPERTIES
       .filter(([name, type]) => matchesSearch(name, search) && (numerical === null || NUMERICAL.has(type) === numerical))
       .map(([name, type]) => ({
@@ -57,12 +59,12 @@ export const sessionRoutes: FastifyPluginAsync<SessionRouteDeps> = async (app, {
     return { count: results.length, results }
   })
 
-  app.get('/sessions/values/', { config: READ }, async (request) => {
+  app.get('/sessions/values/', { config: READ, schema: { params: ScopedParams, querystring: queryOf('key', 'value') } }, async (request) => {
     const environment = await environmentOf(request, models)
-    const query = request.query as Record<string, unknown>
-    const key = typeof query['key'] === 'string' && query['key'] !== '' ? query['key'] : null
+    const { query } = request
+    const key = query.key !== undefined && query.key !== '' ? query.key : null
     if (key === null) throw new ValidationFailed('Key not provided')
-    const search = typeof query['value'] === 'string' && query['value'] !== '' ? query['value'] : null
+    const search = query.value !== undefined && query.value !== '' ? query.value : null
     const type = SESSION_PROPERTIES.find(([name]) => name === key)?.[1]
     let results: JsonObject[] = []
     if (key === '$channel_type') {
