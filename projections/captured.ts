@@ -2,7 +2,7 @@ import type { EventLog, RecordedEvent } from '../src/eventlog/port.js'
 import { EVENTS_CAPTURED, type CapturedEvent, type EventsCapturedData } from '../src/ingestion/captured-event.js'
 import { IMPORT_COMMITTED, capturedFromImport } from '../src/ingestion/import-events.js'
 import { normaliseEvent, type NormalisedEvent } from '../src/persons/normalise.js'
-import type { Projector } from './projector.js'
+import type { ProjectionView, Projector } from './projector.js'
 
 /**
  * What every captured-event projector shares: it reads capture requests and committed historical
@@ -27,22 +27,12 @@ export const capturedOf = (event: RecordedEvent): { environmentId: number; event
   return { environmentId: data.environmentId, events: Array.isArray(data.events) ? data.events : [] }
 }
 
-const MEMO_LIMIT = 2048
-const memo = new Map<string, readonly NormalisedEvent[]>()
-
 /**
- * The normalised events of one log event, without the dropped ones. Every captured-event
- * projector reads the same log events at about the same time, so this pure step runs once per
- * record (its stream, revision and id) and the projectors share the result, which they never change.
+ * The normalised events of one log event, without the dropped ones. Given the projection's view,
+ * the pure normalisation runs once per log event for all the projections of one projection set.
  */
-export const normalisedOf = (event: RecordedEvent): { environmentId: number; events: readonly NormalisedEvent[] } => {
+export const normalisedOf = (event: RecordedEvent, view?: Pick<ProjectionView, 'decoded'>): { environmentId: number; events: readonly NormalisedEvent[] } => {
   const { environmentId, events } = capturedOf(event)
-  const key = `${event.streamId}\u0000${event.revision}\u0000${event.id}`
-  let normalised = memo.get(key)
-  if (!normalised) {
-    normalised = events.map(normaliseEvent).filter((one): one is NormalisedEvent => one !== null)
-    if (memo.size >= MEMO_LIMIT) memo.delete(memo.keys().next().value!)
-    memo.set(key, normalised)
-  }
-  return { environmentId, events: normalised }
+  const normalise = (): readonly NormalisedEvent[] => events.map(normaliseEvent).filter((one): one is NormalisedEvent => one !== null)
+  return { environmentId, events: view ? view.decoded(event, 'normalised', normalise) : normalise() }
 }

@@ -47,7 +47,7 @@ export const events: Projector = {
     [EVENTS]: [['environment_id', 'timestamp'], ['environment_id', 'event', 'timestamp'], ['environment_id', 'distinct_id', 'timestamp']],
   },
   apply(view, event) {
-    const { environmentId, events } = normalisedOf(event)
+    const { environmentId, events } = normalisedOf(event, view)
     for (const normalised of events) view.put(EVENTS, eventKey(environmentId, normalised.uuid), eventRecord(environmentId, normalised))
   },
 }

@@ -26,7 +26,7 @@ export const groups: Projector = {
     }
   },
   apply(view, event) {
-    const { environmentId, events } = normalisedOf(event)
+    const { environmentId, events } = normalisedOf(event, view)
     const mappingId = String(environmentId)
     const stored = view.get<GroupTypeMapping>(GROUP_TYPE_MAPPINGS, mappingId)
     let mapping = stored ?? emptyMapping(environmentId)

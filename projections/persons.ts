@@ -56,7 +56,7 @@ export const persons: Projector = {
     yield* refs
   },
   apply(view, event) {
-    const { environmentId, events } = normalisedOf(event)
+    const { environmentId, events } = normalisedOf(event, view)
     const tables = tablesOf(view, environmentId)
     for (const normalised of events) processPersonEvent(tables, normalised)
   },

@@ -9,6 +9,8 @@ export interface ProjectionView {
   get<T extends JsonObject = JsonObject>(collection: string, id: string): T | null
   put(collection: string, id: string, doc: JsonObject): void
   delete(collection: string, id: string): void
+  /** A pure derivation of `event` (`derive` must depend on the event alone), computed once for every projection that reads it. */
+  decoded<T>(event: RecordedEvent, name: string, derive: () => T): T
 }
 
 /**

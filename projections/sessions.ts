@@ -31,7 +31,7 @@ export const sessions: Projector = {
     yield* refs
   },
   apply(view, event) {
-    const { environmentId, events } = normalisedOf(event)
+    const { environmentId, events } = normalisedOf(event, view)
     for (const normalised of events) {
       const sessionId = sessionIdOf(normalised.properties)
       if (sessionId === null) continue

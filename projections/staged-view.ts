@@ -1,6 +1,7 @@
 import type { JsonObject, RecordedEvent } from '../src/eventlog/port.js'
 import type { DocumentChange, ReadStore } from '../src/readstore/port.js'
 import type { DocumentRef, Projector } from './projector.js'
+import { DecodedEvents } from './decoded-events.js'
 
 /** `apply` asked for a document that is not loaded yet. */
 class NeedDocument {
@@ -40,6 +41,7 @@ export class StagedView {
     private readonly projector: Projector,
     private readonly store: ReadStore,
     private readonly physical: (collection: string) => string,
+    private readonly decodings: DecodedEvents = new DecodedEvents(),
   ) {}
 
   private owned(collection: string, id: string): string {
@@ -82,6 +84,7 @@ export class StagedView {
           },
           put: (collection, id, doc) => { staged.set(this.owned(collection, id), deepFreeze(doc)) },
           delete: (collection, id) => { staged.set(this.owned(collection, id), null) },
+          decoded: (of, name, derive) => this.decodings.get(of, name, derive),
         }, event)
       } catch (error) {
         if (!(error instanceof NeedDocument)) throw new ProjectorFailed(event, error)

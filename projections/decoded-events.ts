@@ -1,0 +1,22 @@
+import type { RecordedEvent } from '../src/eventlog/port.js'
+
+/** How many log events' derivations are kept. */
+const LIMIT = 2048
+
+/**
+ * Pure derivations of log events (such as the normalised analytics events of a capture request),
+ * computed once and shared by every projection of one projection set, which read the same log
+ * events at about the same time. The projections never change what they get.
+ */
+export class DecodedEvents {
+  private readonly kept = new Map<string, unknown>()
+
+  get<T>(event: RecordedEvent, name: string, derive: () => T): T {
+    const key = `${name}\u0000${event.streamId}\u0000${event.revision}\u0000${event.id}`
+    if (this.kept.has(key)) return this.kept.get(key) as T
+    const value = derive()
+    if (this.kept.size >= LIMIT) this.kept.delete(this.kept.keys().next().value!)
+    this.kept.set(key, value)
+    return value
+  }
+}
