@@ -1,0 +1,13 @@
+import { z } from 'zod'
+import { integerChoice } from '../http/drf.js'
+import { MEMBERSHIP_LEVELS } from './levels.js'
+
+/** `{id}` is an organization uuid or `@current`; anything else is a plain 404 in the route. */
+export const OrganizationParams = z.object({ id: z.string().max(100) })
+export const MemberParams = z.object({ id: z.string().max(100), user_uuid: z.string().max(100) })
+
+export const UpdateOrganizationBody = z.object({
+  name: z.string({ error: 'Not a valid string.' }).trim().min(1, { error: 'This field may not be blank.' }).max(64, { error: 'Ensure this field has no more than 64 characters.' }).optional(),
+})
+
+export const UpdateMemberBody = z.object({ level: integerChoice(MEMBERSHIP_LEVELS).optional() })
