@@ -1,5 +1,4 @@
 import { z } from 'zod'
-import { integerChoice } from '../http/drf.js'
 import { MEMBERSHIP_LEVELS } from './levels.js'
 
 /** `{id}` is an organization uuid or `@current`; anything else is a plain 404 in the route. */
@@ -10,4 +9,7 @@ export const UpdateOrganizationBody = z.object({
   name: z.string({ error: 'Not a valid string.' }).trim().min(1, { error: 'This field may not be blank.' }).max(64, { error: 'Ensure this field has no more than 64 characters.' }).optional(),
 })
 
-export const UpdateMemberBody = z.object({ level: integerChoice(MEMBERSHIP_LEVELS).optional() })
+/** 1, 8 or 15, as a number or numeric string; anything else is DRF's `invalid_choice`. */
+export const membershipLevel = z.preprocess((value) => (typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value), z.literal(MEMBERSHIP_LEVELS))
+
+export const UpdateMemberBody = z.object({ level: membershipLevel.optional() })
