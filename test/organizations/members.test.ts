@@ -103,7 +103,7 @@ t.test('organization names: admins rename, blank names are refused, members are 
   t.equal(renamed.status, 200)
   t.match(renamed.body, { id: w.installation.organization_id, name: 'Acme Inc', slug: 'acme-inc', membership_level: 8, member_count: 3 })
   const blank = await w.owner.patch(org, { name: '' })
-  t.match(blank.body, { type: 'validation_error', attr: 'name' })
+  t.same(blank.body, { type: 'validation_error', code: 'blank', detail: 'This field may not be blank.', attr: 'name' })
   const member = await w.asMember.patch(org, { name: '' })
   t.equal(member.status, 403)
   t.equal(member.body.detail, 'Your organization access level is insufficient.')
