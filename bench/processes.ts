@@ -1,14 +1,16 @@
-import autocannon from 'autocannon'
-import { spawn, type ChildProcess } from 'node:child_process'
+import { spawn } from 'node:child_process'
 import { createServer } from 'node:net'
 import { fileURLToPath } from 'node:url'
+import { nodeOn } from './pinning.js'
 
 export const MAIN = fileURLToPath(new URL('../src/main.js', import.meta.url))
 export const BARE = fileURLToPath(new URL('./bare-server.js', import.meta.url))
 
+/** Servers under test run on core 0; work that is not measured against a bare route may use both. */
+export type Cores = '0' | '0,1'
+
 export interface Server {
   readonly address: string
-  /** The server's process id. */
   readonly pid: number
   stop(): Promise<void>
 }
@@ -25,54 +27,54 @@ export const freePort = (): Promise<number> => new Promise((resolve, reject) => 
 
 /** Polls until something answers at `url`. */
 const answering = async (url: string): Promise<void> => {
-  for (let i = 0; i < 200; i++) {
+  for (let i = 0; i < 600; i++) {
     if (await fetch(url).then(() => true, () => false)) return
     await new Promise((resolve) => setTimeout(resolve, 50))
   }
   throw new Error(`nothing answers at ${url}`)
 }
 
-/** Starts a node script in its own process and waits for the address it prints. */
-export const startProcess = (args: string[], env: Record<string, string>, known?: string): Promise<Server> => new Promise((resolve, reject) => {
-  const child: ChildProcess = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] })
-  const stop = (): Promise<void> => new Promise((done) => { child.once('exit', () => done()); child.kill('SIGTERM') })
+/**
+ * Starts a node script on `cores` in its own process and resolves once it serves: at `known`
+ * when given (polling `/_health`), else at the address it prints as `{"address": …}`.
+ */
+export const startProcess = (args: string[], env: Record<string, string>, cores: Cores, known?: string): Promise<Server> => new Promise((resolve, reject) => {
+  const [command, ...prefix] = nodeOn(cores)
+  const child = spawn(command, [...prefix, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] })
+  let exited = false
+  child.once('exit', () => { exited = true })
+  const stop = (): Promise<void> => new Promise((done) => {
+    if (exited) return done()
+    child.once('exit', () => done())
+    child.kill('SIGTERM')
+  })
   const pid = child.pid!
   if (known !== undefined) answering(`${known}/_health`).then(() => resolve({ address: known, pid, stop }), reject)
   let output = ''
   child.stdout!.on('data', (chunk: Buffer) => {
     output += chunk.toString()
     const match = /"address":"(http:\/\/[^"]+)"/.exec(output)
-    if (match) {
-      resolve({ address: match[1]!, pid, stop })
-    }
+    if (match) resolve({ address: match[1]!, pid, stop })
   })
-  child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited with ${code}: ${output}`)))
+  child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited with ${code}: ${output.slice(-2000)}`)))
 })
 
-export const run = (command: string[], env: Record<string, string>): Promise<string> => new Promise((resolve, reject) => {
-  const child = spawn(process.execPath, command, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] })
+/** Runs a node script to its end on both cores and resolves with what it printed. */
+export const run = (args: string[], env: Record<string, string>): Promise<string> => new Promise((resolve, reject) => {
+  const [command, ...prefix] = nodeOn('0,1')
+  const child = spawn(command, [...prefix, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] })
   let output = ''
   child.stdout.on('data', (chunk: Buffer) => { output += chunk.toString() })
-  child.once('exit', (code) => (code === 0 ? resolve(output) : reject(new Error(`${command.join(' ')} exited with ${code}`))))
+  child.once('exit', (code) => (code === 0 ? resolve(output) : reject(new Error(`${args.join(' ')} exited with ${code}`))))
 })
 
-export interface LoadFigures {
-  readonly perSecond: number
-  readonly p50Ms: number
-  readonly p99Ms: number
+/** `hedgelog serve` (every role, or `roles`) over the data in `dir`, on `cores`, logging warnings only. */
+export const startHedgelog = async (dir: string, cores: Cores, roles?: string): Promise<Server> => {
+  const port = await freePort()
+  const args = roles === undefined ? [MAIN, 'serve'] : [MAIN, 'serve', '--roles', roles]
+  return startProcess(args, { HEDGELOG_DATA_DIR: dir, PORT: String(port), LOG_LEVEL: 'warn', HEDGELOG_RATE_LIMITS: 'off' }, cores, `http://127.0.0.1:${port}`)
 }
 
-/** What `connections` keep-alive connections get for one POST body: requests/s and latency. */
-export const measure = async (url: string, body: string, connections: number, durationMs: number): Promise<LoadFigures> => {
-  const result = await autocannon({
-    url, method: 'POST', body, connections, duration: Math.max(1, Math.round(durationMs / 1000)),
-    headers: { 'content-type': 'application/json' },
-  })
-  const failed = result.non2xx + result.errors + result.timeouts
-  if (failed > 0) throw new Error(`${url}: ${failed} of ${result.requests.total} requests failed`)
-  return { perSecond: result.requests.average, p50Ms: result.latency.p50, p99Ms: result.latency.p99 }
-}
-
-/** Requests per second that `connections` keep-alive connections get for one POST body. */
-export const load = async (url: string, body: string, connections: number, durationMs: number): Promise<number> =>
-  (await measure(url, body, connections, durationMs)).perSecond
+/** The bare fastify baseline on core 0, answering `documents` (method and path → exact body) besides its POST routes. */
+export const startBare = (documentsFile?: string): Promise<Server> =>
+  startProcess(documentsFile === undefined ? [BARE] : [BARE, documentsFile], {}, '0')

@@ -20,7 +20,7 @@ const dir = mkdtempSync(join(tmpdir(), 'hedgelog-soak-'))
 const env = { HEDGELOG_DATA_DIR: dir, LOG_LEVEL: 'warn', HEDGELOG_RATE_LIMITS: 'off' }
 const init = JSON.parse(await run([MAIN, 'init', '--json'], env)) as { project_api_key: string; personal_api_key: string; project_id: number }
 const port = await freePort()
-const server = await startProcess([MAIN, 'serve'], { ...env, PORT: String(port) }, `http://127.0.0.1:${port}`)
+const server = await startProcess([MAIN, 'serve'], { ...env, PORT: String(port) }, '0,1', `http://127.0.0.1:${port}`)
 const agent = new Agent({ keepAlive: true, maxSockets: CONNECTIONS })
 const call = (method: string, path: string, body?: unknown, auth = false): Promise<Answer> => new Promise((resolve) => {
   const payload = body === undefined ? undefined : JSON.stringify(body)

@@ -5,7 +5,7 @@ import type {
 import type { JsonObject } from '../src/eventlog/port.js'
 import { asDomainEvent, documentProjector } from './projector.js'
 import type { EnvironmentEvent } from '../src/environments/decider.js'
-import { DEFAULT_SETTINGS } from '../src/environments/settings.js'
+import { evolveEnvironmentDocument } from '../src/environments/document.js'
 
 export const organizations = documentProjector<JsonObject>({
   name: 'organizations',
@@ -76,27 +76,7 @@ export const environments = documentProjector<JsonObject>({
   handles: ['EnvironmentCreated', 'EnvironmentUpdated', 'EnvironmentTokenReset'],
   indexes: [['api_token'], ['project_id'], ['organization']],
   idOf: (event) => String(asDomainEvent<EnvironmentEvent>(event).data.environmentId),
-  evolve: (doc, event) => {
-    const domain = asDomainEvent<EnvironmentEvent>(event)
-    switch (domain.type) {
-      case 'EnvironmentCreated': {
-        const { data } = domain
-        const settings = { ...DEFAULT_SETTINGS, timezone: data.timezone, ...data.settings }
-        return {
-          id: data.environmentId, uuid: data.uuid, organization: data.organizationId, project_id: data.projectId,
-          api_token: data.apiToken, name: data.name, timezone: settings['timezone'], created_by: data.createdBy,
-          created_at: data.at, updated_at: data.at, settings,
-        }
-      }
-      case 'EnvironmentUpdated': {
-        if (!doc) return null
-        const settings = { ...(doc['settings'] as JsonObject), ...domain.data.settings }
-        return { ...doc, name: domain.data.name ?? doc['name'], timezone: settings['timezone'], settings, updated_at: domain.data.at }
-      }
-      case 'EnvironmentTokenReset':
-        return doc && { ...doc, api_token: domain.data.apiToken, updated_at: domain.data.at }
-    }
-  },
+  evolve: (doc, event) => evolveEnvironmentDocument(doc, asDomainEvent<EnvironmentEvent>(event)),
 })
 
 export const personalApiKeys = documentProjector<JsonObject>({

@@ -5,6 +5,7 @@ import type { Projector } from './projector.js'
 import { ProjectionRegistry, type RegistryEntry } from './registry.js'
 import { QUARANTINE, quarantinedEvents, type QuarantinedEvent } from './quarantine.js'
 import { ProjectionRunner, type RunnerStatus } from './runner.js'
+import { Signal } from './signal.js'
 
 export interface ProjectionStatus {
   readonly version: number
@@ -19,6 +20,10 @@ export interface ProjectionStatus {
   readonly quarantined: number
   /** Behind the head and not moving for longer than `stallAfterMs`. */
   readonly stalled: boolean
+  /** The error the projection is retrying after, while it has not advanced since. */
+  readonly error: string | null
+  /** The head of the log when the status was taken (decimal commit position), for progress. */
+  readonly head: string | null
 }
 
 /** One projection's build as the rest of the service sees it: something to wait on. */
@@ -38,6 +43,15 @@ export interface Projections {
   quarantined(): Promise<QuarantinedEvent[]>
   rebuild(name: string): Promise<void>
   activeRunner(name: string): ProjectionHandle | null
+  /**
+   * Projections whose serving build has not yet caught up with the log since this process
+   * started them (a first start, or a read store rebuilt from nothing): what they hold is partial.
+   */
+  catchingUp(): readonly string[]
+  /** Whether every projection has caught up (what `catchingUp()` tells, without allocating). */
+  allCaughtUp(): boolean
+  /** Resolves true once nothing is catching up, false after `timeoutMs`. */
+  whenCaughtUp(timeoutMs: number): Promise<boolean>
 }
 
 export interface ProjectionSetOptions {
@@ -53,7 +67,14 @@ export interface ProjectionSetOptions {
   readonly stallAfterMs?: number
   /** Each time a projection's active build has applied events up to a new position. */
   readonly onAdvance?: (projector: string, position: Position) => void
+  /** When a projection's serving build has caught up with the log for the first time. */
+  readonly onLive?: (projector: string) => void
+  /** Every few seconds while a serving build catches up: where it is and where the head is. */
+  readonly onProgress?: (projector: string, position: string | null, head: string | null) => void
 }
+
+/** How often a catching-up projection reports its progress. */
+const PROGRESS_EVERY_MS = 5000
 
 interface Slot {
   readonly projector: Projector
@@ -76,6 +97,8 @@ export class ProjectionSet implements Projections {
   private readonly switches = new Set<Promise<void>>()
   private stopped = false
   private adoption: NodeJS.Timeout | undefined
+  private progress: NodeJS.Timeout | undefined
+  private readonly caughtUp = new Signal()
 
   constructor(private readonly options: ProjectionSetOptions) {}
 
@@ -86,7 +109,10 @@ export class ProjectionSet implements Projections {
       const entry = await this.options.registry.update(projector.name, (current) => planBuilds(current, projector.version, head))
       const slot: Slot = { projector, active: null, pending: null, queue: Promise.resolve(), building: 0 }
       this.slots.set(projector.name, slot)
-      if (entry.active.version === projector.version) slot.active = await this.run(projector, entry.active)
+      if (entry.active.version === projector.version) {
+        slot.active = await this.run(projector, entry.active)
+        if (slot.active.status === 'live') this.wentLive(projector.name)
+      }
       if (entry.pending?.version === projector.version) {
         const switched = this.serialise(slot, () => this.buildBeside(slot, entry.pending!))
         if (!slot.active) upgrades.push(switched)
@@ -95,6 +121,36 @@ export class ProjectionSet implements Projections {
     await Promise.all(upgrades)
     this.adoption = setInterval(() => void this.adoptPending().catch((error: unknown) => this.options.onError?.('registry', error, false)), 1000)
     this.adoption.unref()
+    this.progress = setInterval(() => void this.reportProgress().catch(() => undefined), PROGRESS_EVERY_MS)
+    this.progress.unref()
+  }
+
+  catchingUp(): readonly string[] {
+    return [...this.slots.values()].filter((slot) => slot.active?.status !== 'live').map((slot) => slot.projector.name)
+  }
+
+  allCaughtUp(): boolean {
+    for (const slot of this.slots.values()) if (slot.active?.status !== 'live') return false
+    return true
+  }
+
+  whenCaughtUp(timeoutMs: number): Promise<boolean> {
+    return this.caughtUp.wait(() => this.catchingUp().length === 0, timeoutMs)
+  }
+
+  private wentLive(name: string): void {
+    this.options.onLive?.(name)
+    this.caughtUp.notify()
+  }
+
+  private async reportProgress(): Promise<void> {
+    const behind = this.catchingUp()
+    if (behind.length === 0 || !this.options.onProgress) return
+    const head = await this.options.log.headPosition()
+    for (const name of behind) {
+      const position = this.slots.get(name)?.active?.position ?? null
+      this.options.onProgress(name, position?.commit.toString() ?? null, head?.commit.toString() ?? null)
+    }
   }
 
   /** Builds the projection again beside the live one; resolves once the new build is active. */
@@ -149,6 +205,7 @@ export class ProjectionSet implements Projections {
     const previous = slot.active
     slot.active = runner
     slot.pending = null
+    if (runner.status === 'live') this.wentLive(slot.projector.name)
     await previous?.stop()
   }
 
@@ -163,6 +220,9 @@ export class ProjectionSet implements Projections {
       onQuarantine: (change) => this.options.onQuarantine?.(projector.name, change.doc as QuarantinedEvent),
       onAdvance: (position) => {
         if (this.slots.get(projector.name)?.active === runner) this.options.onAdvance?.(projector.name, position)
+      },
+      onLive: () => {
+        if (this.slots.get(projector.name)?.active === runner) this.wentLive(projector.name)
       },
     })
     await runner.start()
@@ -196,6 +256,8 @@ export class ProjectionSet implements Projections {
         rebuilding: slot?.pending ? { build: slot.pending.build.build, position: slot.pending.position?.commit.toString() ?? null } : null,
         quarantined: runner ? await this.options.store.count(QUARANTINE, { checkpoint: runner.checkpointName }) : 0,
         stalled: runner !== null && lag > 0 && now - runner.movedAt > (this.options.stallAfterMs ?? 15_000),
+        error: runner?.lastError && runner.lastError.at >= runner.movedAt ? runner.lastError.message : null,
+        head: head ? head.commit.toString() : null,
       }
     }
     return out
@@ -210,6 +272,8 @@ export class ProjectionSet implements Projections {
   async stop(): Promise<void> {
     this.stopped = true
     clearInterval(this.adoption)
+    clearInterval(this.progress)
+    this.caughtUp.notify()
     await Promise.allSettled([...this.switches])
     for (const slot of this.slots.values()) {
       await slot.pending?.stop()

@@ -4,7 +4,7 @@ import { CheckpointConflict, type DocumentChange, type ReadStore } from '../src/
 import type { Projector } from './projector.js'
 import { checkpointName, physicalCollection, type Build } from './names.js'
 import { isTransientStoreError } from '../src/kernel/storage-errors.js'
-import { QUARANTINE, quarantineRecord } from './quarantine.js'
+import { QUARANTINE, errorText, quarantineRecord } from './quarantine.js'
 import { ProjectorFailed, StagedView } from './staged-view.js'
 import { PositionWaiters } from './waiters.js'
 
@@ -27,6 +27,8 @@ export interface RunnerOptions {
   readonly onQuarantine?: (record: DocumentChange) => void
   /** Called whenever the applied position moves. */
   readonly onAdvance?: (position: Position) => void
+  /** Called once, when the build has first caught up with the head of the log. */
+  readonly onLive?: () => void
 }
 
 const IDLE = Symbol('idle')
@@ -50,6 +52,8 @@ const sameEvent = (a: RecordedEvent, b: { position: Position; id: string }): boo
 export class ProjectionRunner {
   readonly checkpointName: string
   status: RunnerStatus = 'starting'
+  /** The last error a commit or the subscription failed with, and when (ms since the epoch). */
+  lastError: { readonly message: string; readonly at: number } | null = null
   private readonly waiters = new PositionWaiters()
   private readonly view: StagedView
   private committed: Position | null = null
@@ -127,6 +131,7 @@ export class ProjectionRunner {
       } catch (error) {
         await subscription?.unsubscribe().catch(() => undefined)
         if (error instanceof CheckpointConflict) continue
+        this.lastError = { message: errorText(error), at: Date.now() }
         this.options.onError?.(error, false)
         if (isTransientStoreError(error) || this.attempt.length === 0) {
           transient++
@@ -184,7 +189,10 @@ export class ProjectionRunner {
       } else {
         await this.flush(batch)
         if (item.kind === 'checkpoint') await this.skipTo(item.position)
-        else this.status = 'live'
+        else if (this.status !== 'live') {
+          this.status = 'live'
+          this.options.onLive?.()
+        }
       }
     }
     await this.flush(batch)

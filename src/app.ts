@@ -9,10 +9,13 @@ import { keyRoutes } from './accounts/key-routes.js'
 import { organizationRoutes } from './organizations/routes.js'
 import { memberRoutes } from './organizations/member-routes.js'
 import { inviteRoutes } from './invites/routes.js'
+import { activityLogRoutes } from './activity/routes.js'
 import { useAuth } from './auth/authenticate.js'
 import { KeyRateLimiter, useRateLimits, type RateWindow } from './auth/rate-limit.js'
 import { useErrorHandling } from './http/errors.js'
 import { healthRoutes } from './http/health.js'
+import { awaitCaughtUpForReads } from './http/caught-up.js'
+import { StoreFaults } from './http/store-faults.js'
 import { boundJsonDepth } from './http/json-depth.js'
 import { logRequests } from './http/request-log.js'
 import { useZod } from './http/zod.js'
@@ -88,15 +91,25 @@ export const buildApp = async (deps: AppDeps): Promise<FastifyInstance> => {
   useZod(app)
   boundJsonDepth(app)
   useErrorHandling(app)
+  const faults = new StoreFaults()
+  app.addHook('onError', (_request, _reply, error, done) => { faults.record(error); done() })
+  app.addHook('onResponse', (request, reply, done) => {
+    if (reply.statusCode < 300 && request.url.startsWith('/api/')) faults.succeeded()
+    done()
+  })
   useCors(app)
   useAuth(app, deps)
   if (deps.rateLimits && deps.rateLimits.length > 0) useRateLimits(app, new KeyRateLimiter(deps.rateLimits))
-  await app.register(healthRoutes, deps)
+  await app.register(healthRoutes, { ...deps, faults })
+  if (deps.projections) awaitCaughtUpForReads(app, deps.projections)
   if (deps.roles.includes('api')) {
     await app.register(accountRoutes, deps)
     for (const plugin of [keyRoutes, organizationRoutes, memberRoutes, inviteRoutes]) await app.register(plugin, deps)
     await app.register(environmentRoutes, deps)
-    const scoped = [dashboardRoutes, collaboratorRoutes, sharingRoutes, subscriptionRoutes, flagRoutes, flagRemoteConfigRoutes, surveyRoutes, personRoutes, groupRoutes, eventRoutes, sessionRoutes]
+    const scoped = [
+      dashboardRoutes, collaboratorRoutes, sharingRoutes, subscriptionRoutes, flagRoutes, flagRemoteConfigRoutes, surveyRoutes,
+      personRoutes, groupRoutes, eventRoutes, sessionRoutes, activityLogRoutes,
+    ]
     for (const plugin of scoped) await registerEnvironmentScoped(app, plugin, deps)
     await app.register(sharedViewRoutes, deps)
     await app.register(localEvaluationRoutes, deps)

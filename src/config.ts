@@ -16,6 +16,12 @@ const Env = z.object({
   /** Worker threads the projector role runs the projections in; 0 runs them on the main thread. */
   HEDGELOG_PROJECTION_THREADS: z.coerce.number({ error: 'must be a whole number from 0 to 8' }).int('must be a whole number from 0 to 8')
     .min(0, 'must be a whole number from 0 to 8').max(8, 'must be a whole number from 0 to 8').default(2),
+  /**
+   * Scheduling priority (nice, 0–19) of the projection threads: above 0, requests come first when
+   * the CPU is contended and projections use what is left. 0 shares the CPU evenly.
+   */
+  HEDGELOG_PROJECTION_NICE: z.coerce.number({ error: 'must be a whole number from 0 to 19' }).int('must be a whole number from 0 to 19')
+    .min(0, 'must be a whole number from 0 to 19').max(19, 'must be a whole number from 0 to 19').default(19),
   /** Limits per personal API key, e.g. `480/minute,4800/hour` (PostHog's), or `off`. */
   HEDGELOG_RATE_LIMITS: z.string().refine((text) => parseRateLimits(text) !== null, 'must be like 480/minute,4800/hour, or off').default('480/minute,4800/hour'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], { error: 'must be one of fatal, error, warn, info, debug, trace, silent' }).default('info'),

@@ -8,8 +8,12 @@ import { UsageError, cliContext, lines, print } from './cli/usage.js'
 import { ConfigError, loadConfig, type Config } from './config.js'
 import { DomainError } from './kernel/errors.js'
 import { ROLES, startService, type Role } from './service.js'
-import { openEventLog, openStorage } from './storage.js'
+import { openEventLog, openStorage, StorageError } from './storage.js'
 import { listQuarantined, retryQuarantined } from './cli/quarantine.js'
+import { auditingCommands } from './cli/auditing.js'
+import { CliRefused } from './cli/errors.js'
+import { Stopped } from './cli/progress.js'
+import { MalformedLine, UnknownEnvironment } from './migration/import.js'
 
 const USAGE = `usage: hedgelog <command>
 
@@ -25,6 +29,17 @@ const USAGE = `usage: hedgelog <command>
   keys revoke <key id> [--user EMAIL|UUID]         revoke a personal API key (checked to be that user's)
   quarantine list [--json]                         events the projections skipped, and why
   quarantine retry [--projection NAME]             rebuild the projections that skipped events (after a fix)
+
+  audit <stream | dashboard ID | subscription ID | flag ID | survey ID | environment ID | person DISTINCT_ID>
+        [--at ISO-TIME|POSITION] [--environment ID] [--json]
+                                                   a resource's history, oldest first; with --at, its state then
+  rebuild [--projection NAME] [--until POSITION|ISO-TIME] [--into DIR] [--json]
+                                                   replay the log into fresh read models; print counts and digests
+  verify [--projection NAME] [--json]              replay beside the live read models; exit 1 naming the first difference
+  verify --seals [--json]                          recompute every seal; exit 1 naming the first changed event
+  seal [--json]                                    append a LogSealed event chaining every event before it
+  export --environment ID [--since X] [--until X]  ingested events as NDJSON on stdout, in log order
+  import --environment ID [--chunk-lines N] FILE|-  NDJSON through the historical-migration path; rerun to resume
 
 environment: PORT, HOST, HEDGELOG_DATA_DIR, HEDGELOG_EVENTSTORE_URL, HEDGELOG_MONGO_URL, LOG_LEVEL`
 
@@ -102,13 +117,21 @@ const main = async (argv: string[]): Promise<void> => {
     case 'orgs': return withLog(config, (log) => orgs(log, args))
     case 'invites': return withLog(config, (log) => invites(log, args))
     case 'quarantine': return quarantine(config, args)
-    default: throw new UsageError(USAGE)
+    default: {
+      if (!Object.hasOwn(auditingCommands, command)) throw new UsageError(USAGE)
+      process.exitCode = await auditingCommands[command]!(config, args)
+    }
   }
 }
 
 main(process.argv.slice(2)).catch((error: unknown) => {
-  if (error instanceof ConfigError || error instanceof UsageError || error instanceof DomainError) {
+  if (error instanceof Stopped) {
     process.stderr.write(`hedgelog: ${error.message}\n`)
+    process.exit(130)
+  }
+  const plain = [ConfigError, UsageError, DomainError, StorageError, CliRefused, MalformedLine, UnknownEnvironment]
+  if (plain.some((kind) => error instanceof kind)) {
+    process.stderr.write(`hedgelog: ${(error as Error).message}\n`)
   } else if (error instanceof Error && (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
     process.stderr.write(`hedgelog: ${error.message}\n${USAGE}\n`)
   } else {

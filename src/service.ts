@@ -50,12 +50,16 @@ const startProjections = (config: Config, log: EventLog, store: ReadStore, regis
       ? logger.error({ projection, err: error }, 'projection stopped')
       : logger.warn({ projection, err: error }, 'projection failed to advance; retrying'),
     onQuarantine: (projection, record) => logger.error({ projection, quarantined: record }, 'event quarantined: the projection skipped it'),
+    onProgress: (projection, position, head) => logger.info({ projection, position, head }, 'projection catching up with the event log'),
   })
 }
 
 /** Opens the stores and starts the requested roles of one process. */
 export const startService = async (config: Config, roles: readonly Role[], logger: FastifyBaseLogger): Promise<Service> => {
-  const { log, store } = await openStorage(config)
+  const { log, store } = await openStorage(config, {
+    onReadStoreMovedAside: (path, movedTo, reason) =>
+      logger.warn({ path, movedTo, reason }, 'the read store could not be read; it was moved aside and every read model is rebuilt from the event log'),
+  })
   const registry = new ProjectionRegistry(store)
   const projections = roles.includes('projector') ? startProjections(config, log, store, registry, logger) : undefined
   await projections?.start()

@@ -1,25 +1,82 @@
+import { accessSync, constants, existsSync, mkdirSync, renameSync } from 'node:fs'
+import { dirname } from 'node:path'
 import type { Config } from './config.js'
 import type { EventLog } from './eventlog/port.js'
 import type { ReadStore } from './readstore/port.js'
 import { SqliteEventLog } from './eventlog/sqlite.js'
 import { SqliteReadStore } from './readstore/sqlite.js'
+import { isBrokenStoreError } from './kernel/storage-errors.js'
+
+/** Storage that cannot be used as configured; the message says what and where, in one line. */
+export class StorageError extends Error {
+  override name = 'StorageError'
+}
+
+export interface OpenStorageOptions {
+  /** Told when an unreadable embedded read store was moved aside to be rebuilt from the log. */
+  readonly onReadStoreMovedAside?: (path: string, movedTo: string, reason: string) => void
+}
+
+const reasonOf = (error: unknown): string => {
+  const code = (error as { code?: unknown } | null)?.code
+  const message = error instanceof Error ? error.message : String(error)
+  return typeof code === 'string' && !message.includes(code) ? `${code}: ${message}` : message
+}
+
+/** The directory exists (or can be made) and this process may write in it. */
+const ensureWritableDirectory = (path: string): void => {
+  if (path === ':memory:') return
+  const directory = dirname(path)
+  try {
+    mkdirSync(directory, { recursive: true })
+    accessSync(directory, constants.W_OK | constants.R_OK)
+  } catch (error) {
+    throw new StorageError(`cannot use the data directory ${directory}: ${reasonOf(error)}`)
+  }
+}
+
+const openSqliteEventLog = (path: string): SqliteEventLog => {
+  ensureWritableDirectory(path)
+  try {
+    return new SqliteEventLog({ path })
+  } catch (error) {
+    throw new StorageError(`cannot open the event log ${path}: ${reasonOf(error)}`)
+  }
+}
+
+/**
+ * The embedded read store; one that SQLite cannot read is moved aside (with its journal files)
+ * and started afresh, since the projections rebuild every read model from the log.
+ */
+const openSqliteReadStore = (path: string, options: OpenStorageOptions): SqliteReadStore => {
+  ensureWritableDirectory(path)
+  try {
+    return new SqliteReadStore({ path })
+  } catch (error) {
+    if (!isBrokenStoreError(error)) throw new StorageError(`cannot open the read store ${path}: ${reasonOf(error)}`)
+    const movedTo = `${path}.unreadable-${new Date().toISOString().replace(/[:.]/g, '-')}`
+    for (const suffix of ['', '-wal', '-shm']) if (existsSync(path + suffix)) renameSync(path + suffix, movedTo + suffix)
+    options.onReadStoreMovedAside?.(path, movedTo, reasonOf(error))
+    return new SqliteReadStore({ path })
+  }
+}
 
 /** The event log the configuration names: EventStoreDB when its URL is set, else the SQLite file. */
 export const openEventLog = async (config: Config): Promise<EventLog> =>
   config.HEDGELOG_EVENTSTORE_URL
     ? (await import('./eventlog/esdb.js')).EsdbEventLog.connect(config.HEDGELOG_EVENTSTORE_URL)
-    : new SqliteEventLog({ path: config.eventLogPath })
+    : openSqliteEventLog(config.eventLogPath)
 
 /** The read store the configuration names: MongoDB when its URL is set, else the SQLite file. */
-export const openReadStore = async (config: Config): Promise<ReadStore> =>
+export const openReadStore = async (config: Config, options: OpenStorageOptions = {}): Promise<ReadStore> =>
   config.HEDGELOG_MONGO_URL
     ? (await import('./readstore/mongo.js')).MongoReadStore.connect(config.HEDGELOG_MONGO_URL, config.HEDGELOG_MONGO_DATABASE)
-    : new SqliteReadStore({ path: config.readStorePath })
+    : openSqliteReadStore(config.readStorePath, options)
 
-export const openStorage = async (config: Config): Promise<{ log: EventLog; store: ReadStore }> => {
+export const openStorage = async (config: Config, options: OpenStorageOptions = {}): Promise<{ log: EventLog; store: ReadStore }> => {
   const log = await openEventLog(config)
   try {
-    return { log, store: await openReadStore(config) }
+    return { log, store: await openReadStore(config, options) }
   } catch (error) {
     await log.close()
     throw error

@@ -5,14 +5,21 @@ import type { ProjectionHandle, Projections, ProjectionStatus } from '../project
 import type { Projector } from '../projector.js'
 import type { QuarantinedEvent } from '../quarantine.js'
 import { PositionWaiters } from '../waiters.js'
+import { Signal } from '../signal.js'
 import type { Call, FromThread, ThreadData, ToThread } from './messages.js'
 
 export interface ThreadedProjectionsOptions {
   readonly config: Config
   readonly projectors: readonly Projector[]
   readonly threads: number
-  readonly log: (level: 'warn' | 'error', fields: Record<string, unknown>, message: string) => void
+  readonly log: (level: 'info' | 'warn' | 'error', fields: Record<string, unknown>, message: string) => void
 }
+
+/** How long a status request waits for a busy thread before answering from what this thread knows. */
+const STATUS_WAIT_MS = 100
+
+const within = <T>(ms: number, work: Promise<T>): Promise<T | null> =>
+  Promise.race([work.catch(() => null), new Promise<null>((resolve) => setTimeout(() => resolve(null), ms).unref())])
 
 /** How much work each projector is, roughly, so threads get even shares: captured events dominate. */
 const WEIGHT: Readonly<Record<string, number>> = { events: 4, sessions: 3, persons: 3, groups: 1 }
@@ -44,6 +51,10 @@ export class ThreadedProjections implements Projections {
   private readonly threads: Thread[] = []
   private readonly waiters = new Map<string, PositionWaiters>()
   private readonly owners = new Map<string, Thread>()
+  private readonly live = new Set<string>()
+  /** Each projection's last full status from its thread. */
+  private readonly reported = new Map<string, ProjectionStatus>()
+  private readonly liveSignal = new Signal()
   private nextId = 1
   private stopping = false
 
@@ -73,6 +84,7 @@ export class ThreadedProjections implements Projections {
         reject(new Error(`projection thread for ${names.join(', ')} failed: ${message}`))
       })
       worker.on('exit', (code) => {
+        for (const name of names) this.live.delete(name)
         for (const reply of thread.replies.values()) reply.reject(new Error('projection thread exited'))
         thread.replies.clear()
         if (!this.stopping) {
@@ -92,6 +104,10 @@ export class ThreadedProjections implements Projections {
         if (!waiters.position || comparePositions(position, waiters.position) > 0) waiters.advance(position)
         return
       }
+      case 'live':
+        this.live.add(message.name)
+        this.liveSignal.notify()
+        return
       case 'log': return this.options.log(message.level, message.fields, message.message)
       case 'reply': {
         const reply = thread.replies.get(message.id)
@@ -122,13 +138,42 @@ export class ThreadedProjections implements Projections {
     return waiters ? { waitFor: (position: Position, timeoutMs: number) => waiters.wait(position, timeoutMs) } : null
   }
 
+  catchingUp(): readonly string[] {
+    return this.options.projectors.map((projector) => projector.name).filter((name) => !this.live.has(name))
+  }
+
+  allCaughtUp(): boolean {
+    return this.live.size === this.options.projectors.length
+  }
+
+  whenCaughtUp(timeoutMs: number): Promise<boolean> {
+    return this.liveSignal.wait(() => this.catchingUp().length === 0, timeoutMs)
+  }
+
+  /**
+   * Each thread's own report, or, from a thread too busy to answer within `STATUS_WAIT_MS` (a long
+   * batch holds its loop), what this thread knows: the position reached, whether it is live, and
+   * the rest as last reported.
+   */
   async status(): Promise<Record<string, ProjectionStatus>> {
-    const parts = await Promise.all(this.threads.map((thread) => this.request<Record<string, ProjectionStatus>>(thread, { call: 'status' })))
+    const parts = await Promise.all(this.threads.map((thread) => within(STATUS_WAIT_MS, this.request<Record<string, ProjectionStatus>>(thread, { call: 'status' }))))
     const merged: Record<string, ProjectionStatus> = {}
     for (const [index, part] of parts.entries()) {
-      for (const name of this.threads[index]!.names) if (part[name]) merged[name] = part[name]
+      for (const name of this.threads[index]!.names) {
+        if (part?.[name]) this.reported.set(name, part[name])
+        merged[name] = part?.[name] ?? this.fromHere(name)
+      }
     }
     return merged
+  }
+
+  private fromHere(name: string): ProjectionStatus {
+    const projector = this.options.projectors.find((p) => p.name === name)!
+    const last = this.reported.get(name) ?? {
+      version: projector.version, build: 0, status: 'starting', position: null, lag: 0, rebuilding: null, quarantined: 0, stalled: false, error: null, head: null,
+    }
+    const position = this.waiters.get(name)?.position
+    return { ...last, status: this.live.has(name) ? 'live' : 'catching_up', position: position ? position.commit.toString() : last.position }
   }
 
   async quarantined(): Promise<QuarantinedEvent[]> {

@@ -19,5 +19,6 @@ export type ToThread = { readonly type: 'wake' } | (Call & { readonly type: 'req
 export type FromThread =
   | { readonly type: 'started' }
   | { readonly type: 'advanced'; readonly name: string; readonly position: string }
-  | { readonly type: 'log'; readonly level: 'warn' | 'error'; readonly fields: Record<string, unknown>; readonly message: string }
+  | { readonly type: 'live'; readonly name: string }
+  | { readonly type: 'log'; readonly level: 'info' | 'warn' | 'error'; readonly fields: Record<string, unknown>; readonly message: string }
   | { readonly type: 'reply'; readonly id: number; readonly value?: Record<string, ProjectionStatus> | QuarantinedEvent[]; readonly error?: string }

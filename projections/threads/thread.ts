@@ -1,3 +1,5 @@
+import { existsSync, readlinkSync } from 'node:fs'
+import { setPriority } from 'node:os'
 import { parentPort, workerData } from 'node:worker_threads'
 import { positionToString } from '../../src/eventlog/port.js'
 import { openStorage } from '../../src/storage.js'
@@ -15,6 +17,21 @@ const { config, projectors: names } = workerData as ThreadData
 const port = parentPort!
 const send = (message: FromThread): void => port.postMessage(message)
 
+/**
+ * Lowers this thread's scheduling priority (Linux schedules threads as tasks, named under
+ * /proc/thread-self), so that requests on the main thread come first on a busy CPU.
+ */
+const lowerPriority = (nice: number): void => {
+  if (nice === 0 || !existsSync('/proc/thread-self')) return
+  try {
+    const tid = Number(/task\/(\d+)$/.exec(readlinkSync('/proc/thread-self'))?.[1])
+    if (Number.isInteger(tid)) setPriority(tid, nice)
+  } catch (error) {
+    send({ type: 'log', level: 'warn', fields: { err: errorText(error) }, message: 'could not lower the projection thread priority' })
+  }
+}
+lowerPriority(config.HEDGELOG_PROJECTION_NICE)
+
 const { log, store } = await openStorage(config)
 const projections = new ProjectionSet({
   log, store,
@@ -26,6 +43,8 @@ const projections = new ProjectionSet({
   }),
   onQuarantine: (projection, record) => send({ type: 'log', level: 'error', fields: { projection, quarantined: record }, message: 'event quarantined: the projection skipped it' }),
   onAdvance: (name, position) => send({ type: 'advanced', name, position: positionToString(position) }),
+  onLive: (name) => send({ type: 'live', name }),
+  onProgress: (projection, position, head) => send({ type: 'log', level: 'info', fields: { projection, position, head }, message: 'projection catching up with the event log' }),
 })
 
 const answer = async (message: Extract<ToThread, { type: 'request' }>): Promise<void> => {

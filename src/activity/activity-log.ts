@@ -93,7 +93,7 @@ export const activityEntries = <State extends JsonObject | null, Event>(
   })
 }
 
-const readAll = async (log: EventLog, stream: string): Promise<RecordedEvent[]> => {
+export const readWholeStream = async (log: EventLog, stream: string): Promise<RecordedEvent[]> => {
   const events: RecordedEvent[] = []
   try {
     for await (const event of log.readStream(stream)) events.push(event)
@@ -108,14 +108,18 @@ export const activityPage = async <State extends JsonObject | null, Event>(
   request: FastifyRequest, deps: { log: EventLog; models: ReadModels }, source: ActivitySource<State, Event>,
   stream: string, itemId: string,
 ): Promise<Paginated<ActivityEntry>> => {
-  const entries = activityEntries(source, itemId, await readAll(deps.log, stream)).reverse()
+  const entries = activityEntries(source, itemId, await readWholeStream(deps.log, stream)).reverse()
   const page = pageOf(request.query)
   const slice = entries.slice(page.offset, page.offset + page.limit)
+  return paginated(request, page, entries.length, await withUsers(deps.models, slice))
+}
+
+/** Entries as the API shows them: the actor's id replaced by the user, looked up once each. */
+export const withUsers = async (models: ReadModels, entries: ReadonlyArray<Omit<ActivityEntry, 'user'> & { actor: string }>): Promise<ActivityEntry[]> => {
   const users = new Map<string, JsonObject | null>()
-  for (const { actor } of slice) if (!users.has(actor)) users.set(actor, await deps.models.get('users', actor))
-  const results = slice.map(({ actor, ...entry }) => {
+  for (const { actor } of entries) if (!users.has(actor)) users.set(actor, await models.get('users', actor))
+  return entries.map(({ actor, ...entry }) => {
     const user = users.get(actor)
     return { ...entry, user: user ? basicUser(user) : null }
   })
-  return paginated(request, page, entries.length, results)
 }

@@ -1,5 +1,9 @@
 import type { FastifyPluginAsync } from 'fastify'
 import { activityPage } from '../activity/activity-log.js'
+import { stateAsOf } from '../audit/as-of.js'
+import { AsOfQuery, DetailParams, cutoffAt } from '../http/as-of.js'
+import type { ZodTypeProvider } from '../http/zod.js'
+import { NotFound } from '../kernel/errors.js'
 import { basicUsers } from '../accounts/user-lookup.js'
 import { actorOf, commandContext } from '../http/command-context.js'
 import { parseBody, useFormBodies } from '../http/drf.js'
@@ -10,7 +14,7 @@ import { dashboardStream } from './events.js'
 import { createDashboardBody, moveTileBody, updateDashboardBody } from './schemas.js'
 import { dashboardBasic, dashboardDetail, usersMentioned } from './serialize.js'
 import { createDashboard, findDashboard, liveDashboard, moveTile, updateDashboard, type DashboardDeps } from './service.js'
-import type { Dashboard } from './state.js'
+import { evolveDashboard, type Dashboard } from './state.js'
 
 const READ = { scopes: ['dashboard:read'] }
 const WRITE = { scopes: ['dashboard:write'] }
@@ -52,9 +56,17 @@ export const dashboardRoutes: FastifyPluginAsync<DashboardDeps> = async (app, de
     return reply.status(201).send(await detail(dashboard, actorOf(request)))
   })
 
-  app.get<{ Params: IdParams }>('/dashboards/:id/', { config: READ }, async (request) => {
+  app.withTypeProvider<ZodTypeProvider>().get('/dashboards/:id/', {
+    config: READ, schema: { params: DetailParams, querystring: AsOfQuery },
+  }, async (request) => {
     const environment = await environmentOf(request, models)
-    return detail(await liveDashboard(models, environment, request.params.id), actorOf(request))
+    const { as_of: asOf } = request.query
+    if (asOf === undefined) return detail(await liveDashboard(models, environment, request.params.id), actorOf(request))
+    // History answers for deleted dashboards too: the state then, `deleted` included.
+    const current = await findDashboard(models, environment, request.params.id)
+    const past = await stateAsOf(deps.log, dashboardStream(current.id), evolveDashboard, null, cutoffAt(asOf))
+    if (!past) throw new NotFound()
+    return detail(past, actorOf(request))
   })
 
   app.patch<{ Params: IdParams }>('/dashboards/:id/', { config: WRITE }, async (request) => {

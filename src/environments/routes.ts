@@ -9,6 +9,11 @@ import { pageOf, paginated } from '../http/pagination.js'
 import { NotFound, PermissionDenied, ValidationFailed } from '../kernel/errors.js'
 import { ADMIN } from '../dashboards/permissions.js'
 import { environmentBasic, environmentDetail } from './serialize.js'
+import { environmentStream } from '../accounts/events.js'
+import { stateAsOf } from '../audit/as-of.js'
+import { AsOfQuery, cutoffAt } from '../http/as-of.js'
+import type { ZodTypeProvider } from '../http/zod.js'
+import { evolveEnvironmentDocument } from './document.js'
 import { changeEnvironment, createEnvironment, newProjectToken, type EnvironmentDeps } from './service.js'
 import { createEnvironmentBody, settingsOf, updateEnvironmentBody } from './settings.js'
 
@@ -53,6 +58,13 @@ const environmentInProject = async (request: FastifyRequest, deps: EnvironmentDe
   if (!environment || environment.project_id !== Number(project['id'])) throw new NotFound()
   checkKeyReachesEnvironment(principalOf(request), environment)
   return environment
+}
+
+/** The environment exactly as it stood at `asOf`, folded from its own stream; 404 before it existed. */
+const environmentAsOf = async (deps: EnvironmentDeps, environment: Environment, asOf: string): Promise<Environment> => {
+  const past = await stateAsOf(deps.log, environmentStream(environment.id), evolveEnvironmentDocument, null, cutoffAt(asOf))
+  if (!past) throw new NotFound()
+  return past as Environment
 }
 
 const listed = async (request: FastifyRequest, deps: EnvironmentDeps, where: Record<string, string | number>) => {
@@ -112,8 +124,12 @@ export const environmentRoutes: FastifyPluginAsync<EnvironmentDeps> = async (app
     return reply.status(201).send(detail(request, environment))
   })
 
-  app.get('/api/projects/:project_id/environments/:environment_id/', { config: READ }, async (request) =>
-    detail(request, await environmentInProject(request, deps)))
+  app.withTypeProvider<ZodTypeProvider>().get('/api/projects/:project_id/environments/:environment_id/', {
+    config: READ, schema: { querystring: AsOfQuery },
+  }, async (request) => {
+    const environment = await environmentInProject(request, deps)
+    return detail(request, request.query.as_of === undefined ? environment : await environmentAsOf(deps, environment, request.query.as_of))
+  })
   app.patch('/api/projects/:project_id/environments/:environment_id/', { config: WRITE }, async (request) =>
     update(request, await environmentInProject(request, deps)))
 
@@ -125,7 +141,12 @@ export const environmentRoutes: FastifyPluginAsync<EnvironmentDeps> = async (app
   app.post('/api/environments/', { config: WRITE }, async () => {
     throw new ValidationFailed('Environments must be created under a specific project. Send the POST request to /api/projects/<project_id>/environments/ instead.')
   })
-  app.get('/api/environments/:project_id/', { config: READ }, async (request) => detail(request, await visibleEnvironment(request, deps)))
+  app.withTypeProvider<ZodTypeProvider>().get('/api/environments/:project_id/', {
+    config: READ, schema: { querystring: AsOfQuery },
+  }, async (request) => {
+    const environment = await visibleEnvironment(request, deps)
+    return detail(request, request.query.as_of === undefined ? environment : await environmentAsOf(deps, environment, request.query.as_of))
+  })
   app.patch('/api/environments/:project_id/', { config: WRITE }, async (request) => update(request, await visibleEnvironment(request, deps)))
 
   app.patch('/api/environments/:project_id/reset_token/', { config: WRITE }, async (request) => {

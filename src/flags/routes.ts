@@ -1,6 +1,9 @@
 import type { FastifyPluginAsync } from 'fastify'
 import type { JsonObject } from '../eventlog/port.js'
 import { activityPage } from '../activity/activity-log.js'
+import { stateAsOf } from '../audit/as-of.js'
+import { AsOfQuery, DetailParams, cutoffAt } from '../http/as-of.js'
+import type { ZodTypeProvider } from '../http/zod.js'
 import { basicUsers } from '../accounts/user-lookup.js'
 import { commandContext } from '../http/command-context.js'
 import { parseBody, useFormBodies } from '../http/drf.js'
@@ -14,7 +17,7 @@ import { flagStream, type FlagFields } from './events.js'
 import { DEFAULT_FILTERS, createFlagBody, updateFlagBody } from './schemas.js'
 import { flagJson } from './serialize.js'
 import { createFlag, findFlag, updateFlag, type FlagDeps } from './service.js'
-import type { FeatureFlag } from './state.js'
+import { evolveFlag, type FeatureFlag } from './state.js'
 
 const READ = { scopes: ['feature_flag:read'] }
 const WRITE = { scopes: ['feature_flag:write'] }
@@ -60,8 +63,17 @@ export const flagRoutes: FastifyPluginAsync<FlagDeps> = async (app, deps) => {
     return reply.status(201).send(await respond(flag))
   })
 
-  app.get<{ Params: IdParams }>('/feature_flags/:id/', { config: READ }, async (request) =>
-    respond(await live(await environmentOf(request, models), request.params.id)))
+  app.withTypeProvider<ZodTypeProvider>().get('/feature_flags/:id/', {
+    config: READ, schema: { params: DetailParams, querystring: AsOfQuery },
+  }, async (request) => {
+    const environment = await environmentOf(request, models)
+    const { as_of: asOf } = request.query
+    if (asOf === undefined) return respond(await live(environment, request.params.id))
+    const current = await findFlag(models, environment, request.params.id)
+    const past = await stateAsOf(deps.log, flagStream(current.id), evolveFlag, null, cutoffAt(asOf))
+    if (!past) throw new NotFound()
+    return respond(past)
+  })
 
   app.patch<{ Params: IdParams }>('/feature_flags/:id/', { config: WRITE }, async (request) => {
     const environment = await environmentOf(request, models)

@@ -25,6 +25,11 @@ export interface CaptureInput extends IngestRequestLike {
   /** `/engage`: a nameless single object is a `$identify`. */
   readonly engage?: boolean
   readonly maxDecodedBytes?: number
+  /**
+   * The id of a historical-migration batch, when the caller names it (an import that can resume
+   * names each batch by its content); a fresh ULID otherwise.
+   */
+  readonly batchId?: string
 }
 
 export interface CaptureOutcome {
@@ -75,7 +80,7 @@ export const capture = async (deps: CaptureDeps, input: CaptureInput): Promise<C
   if (captured.length === 0) return { accepted: 0, dropped, position: null }
 
   if (request.historicalMigration) {
-    const batchId = newUlid(now)
+    const batchId = input.batchId ?? newUlid(now)
     const metadata = ingestMetadata(batchId, token, nowIso)
     const committed = await importHistorical(deps.log, { environmentId, batchId, events: captured, metadata })
     return { accepted: captured.length, dropped, position: committed.position, batchId }

@@ -54,7 +54,9 @@ export class TokenResolver {
     const head = await this.deps.log.headPosition()
     const headText = head ? positionToString(head) : 'empty'
     if (this.unknownAt.get(token) === headText) return null
-    if (head && (await this.deps.models.waitFor(head, ['environments'], this.waitMs))) {
+    if (head) {
+      // Whether or not the wait ran out, look again: the token may have been projected meanwhile.
+      await this.deps.models.waitFor(head, ['environments'], this.waitMs)
       const late = await this.find(token)
       if (late !== null) return this.remember(token, late)
     }

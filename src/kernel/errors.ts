@@ -63,3 +63,11 @@ export class ConcurrencyConflict extends DomainError {
 export const assertNever = (value: never): never => {
   throw new TypeError(`unexpected value: ${JSON.stringify(value)}`)
 }
+
+/** Read models are being built from the log and would answer with part of the data. */
+export class ReadModelsCatchingUp extends DomainError {
+  override name = 'ReadModelsCatchingUp'
+  constructor(readonly projections: readonly string[]) {
+    super(503, 'server_error', 'service_unavailable', `Read models are being rebuilt from the event log (${projections.join(', ')}). Please retry shortly.`)
+  }
+}

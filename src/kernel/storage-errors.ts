@@ -17,3 +17,13 @@ export const isBrokenStoreError = (error: unknown): boolean => {
   const code = (error as { code?: unknown } | null)?.code
   return typeof code === 'string' && /^SQLITE_(CORRUPT|NOTADB)/.test(code)
 }
+
+/**
+ * A failure that certainly came from a store (a driver's error), as opposed to a client's
+ * connection dropping, which carries the same socket codes.
+ */
+export const isStoreFault = (error: unknown): boolean => {
+  if (!(error instanceof Error)) return false
+  const code = (error as { code?: unknown }).code
+  return TRANSIENT_NAMES.has(error.name) || (typeof code === 'string' && code.startsWith('SQLITE_'))
+}

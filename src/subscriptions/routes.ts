@@ -16,7 +16,10 @@ import { subscriptionDecider, type SubscriptionCommand } from './decider.js'
 import { subscriptionStream, type SubscriptionFields } from './events.js'
 import { createSubscriptionBody, updateSubscriptionBody } from './schemas.js'
 import { subscriptionJson } from './serialize.js'
-import type { Subscription } from './state.js'
+import { evolveSubscription, type Subscription } from './state.js'
+import { stateAsOf } from '../audit/as-of.js'
+import { AsOfQuery, DetailParams, cutoffAt } from '../http/as-of.js'
+import type { ZodTypeProvider } from '../http/zod.js'
 
 export interface SubscriptionDeps {
   readonly log: EventLog
@@ -93,9 +96,16 @@ export const subscriptionRoutes: FastifyPluginAsync<SubscriptionDeps> = async (a
     return reply.status(201).send(await respond(final))
   })
 
-  app.get<{ Params: { id: string } }>('/subscriptions/:id/', { config: READ }, async (request) => {
+  app.withTypeProvider<ZodTypeProvider>().get('/subscriptions/:id/', {
+    config: READ, schema: { params: DetailParams, querystring: AsOfQuery },
+  }, async (request) => {
     const environment = await environmentOf(request, models)
-    return respond(await findSubscription(models, environment, request.params.id))
+    const current = await findSubscription(models, environment, request.params.id)
+    const { as_of: asOf } = request.query
+    if (asOf === undefined) return respond(current)
+    const past = await stateAsOf(deps.log, subscriptionStream(current.id), evolveSubscription, null, cutoffAt(asOf))
+    if (!past) throw new NotFound()
+    return respond(past)
   })
 
   app.patch<{ Params: { id: string } }>('/subscriptions/:id/', { config: WRITE }, async (request) => {

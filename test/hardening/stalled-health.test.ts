@@ -36,7 +36,11 @@ t.test('a projection behind the head that stops advancing makes health answer 50
   await new Promise((resolve) => setTimeout(resolve, 400))
   const stalled = await app.inject({ method: 'GET', url: '/_health' })
   t.equal(stalled.statusCode, 503)
-  t.match(stalled.json(), { status: 'error', problems: [/^projection noted is not advancing \(\d+ behind\)$/], projections: { noted: { stalled: true, quarantined: 0 } } })
+  t.match(stalled.json(), {
+    status: 'error',
+    problems: ['projection noted cannot advance: Error: database is locked', /^projection noted is not advancing \(\d+ behind\)$/],
+    projections: { noted: { stalled: true, quarantined: 0, error: 'Error: database is locked' } },
+  }, 'health names the error the projection keeps retrying after, and that it does not advance')
 
   busy.on = false
   t.ok(await models.waitFor(written.position, ['notes'], 10_000), 'the busy store recovered and nothing was skipped')

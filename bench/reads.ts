@@ -1,0 +1,59 @@
+import { writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import type { BareDocument } from './bare-server.js'
+import type { Figure } from './figures.js'
+import { warmLoad } from './http-load.js'
+import { startBare, startHedgelog } from './processes.js'
+import { client, install, projected } from './setup.js'
+import { TARGETS, measured, type Expected } from './targets.js'
+
+/**
+ * Hot reads on the default `serve`: a 10-tile dashboard, a person by distinct id and a list of 25
+ * subscriptions, each as a share of a bare fastify route answering exactly the same bytes (read
+ * from Hedgelog first) in the same run. Servers on core 0, autocannon (64 connections) on core 1.
+ */
+export const readFigures = async (durationMs: number): Promise<Figure[]> => {
+  const installed = await install()
+  const service = await startHedgelog(installed.dir, '0')
+  try {
+    await projected(service.address)
+    const api = client(service.address, installed)
+    const dashboard = await api.post<{ id: number }>(`${api.base}/dashboards/`, { name: 'bench', description: 'a dashboard to read' })
+    await api.patch(`${api.base}/dashboards/${dashboard.id}/`, { tiles: Array.from({ length: 10 }, (_, i) => ({ text: { body: `card ${i}` } })) })
+    for (let i = 0; i < 25; i++) {
+      await api.post(`${api.base}/subscriptions/`, {
+        dashboard: dashboard.id, target_type: 'email', target_value: `u${i}@example.com`, frequency: 'weekly', start_date: '2022-01-01T00:00:00Z',
+      })
+    }
+    await fetch(`${service.address}/capture/`, {
+      method: 'POST', headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ api_key: installed.token, event: '$identify', distinct_id: 'ada', properties: { $set: { email: 'ada@example.com', plan: 'pro', seats: 12 } } }),
+    })
+    await projected(service.address)
+    const cases: Array<[Expected, string]> = [
+      [TARGETS.dashboard, `${api.base}/dashboards/${dashboard.id}/`],
+      [TARGETS.persons, `${api.base}/persons/?distinct_id=ada`],
+      [TARGETS.subscriptions, `${api.base}/subscriptions/?limit=25`],
+    ]
+    const documents: BareDocument[] = []
+    for (const [, path] of cases) documents.push({ method: 'GET', path: path.split('?')[0]!, body: await api.raw(path) })
+    const file = join(installed.dir, 'bare-documents.json')
+    writeFileSync(file, JSON.stringify(documents))
+    const bare = await startBare(file)
+    const headers = { authorization: `Bearer ${installed.key}` }
+    const figures: Figure[] = []
+    try {
+      for (const [expected, path] of cases) {
+        const baseline = await warmLoad({ url: `${bare.address}${path}`, headers, connections: 64, durationMs })
+        const served = await warmLoad({ url: `${service.address}${path}`, headers, connections: 64, durationMs })
+        figures.push(measured(expected, (100 * served.perSecond) / baseline.perSecond, `${Math.round(served.perSecond)} vs ${Math.round(baseline.perSecond)} req/s, p99 ${served.p99Ms} ms`))
+      }
+    } finally {
+      await bare.stop()
+    }
+    return figures
+  } finally {
+    await service.stop()
+    installed.remove()
+  }
+}

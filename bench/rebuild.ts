@@ -1,0 +1,136 @@
+import { join } from 'node:path'
+import { SqliteEventLog } from '../src/eventlog/sqlite.js'
+import { SqliteReadStore } from '../src/readstore/sqlite.js'
+import { digestProjection } from '../projections/digest.js'
+import { allProjectors } from '../projections/index.js'
+import { requestRebuild } from '../projections/projection-set.js'
+import { ProjectionRegistry } from '../projections/registry.js'
+import { positionToString } from '../src/eventlog/port.js'
+import { flags, personProperties } from './decide.js'
+import type { Figure } from './figures.js'
+import { openLoop } from './open-loop.js'
+import { startHedgelog } from './processes.js'
+import { client, install, percentile, projected } from './setup.js'
+import { TARGETS, measured, verdict } from './targets.js'
+
+const DISTINCT_IDS = 100_000
+const BATCH = 1000
+/** Requests per second of each latency probe, open loop. */
+const PROBE_RATE = 100
+
+/**
+ * The captured event number `i` of a history over 100,000 people: anonymous ids, a fifth of them
+ * later identified (`$identify` with `$anon_distinct_id`), sessions of about ten events, and two
+ * group types.
+ */
+const historical = (i: number, total: number) => {
+  const person = i % DISTINCT_IDS
+  const round = Math.floor(i / DISTINCT_IDS)
+  const timestamp = new Date(Date.UTC(2025, 0, 1) + Math.floor((i / total) * 300 * 86_400_000)).toISOString()
+  if (person % 5 === 0 && round === 1) {
+    return { event: '$identify', distinct_id: `user-${person}`, timestamp, properties: { $anon_distinct_id: `anon-${person}`, $set: { email: `p${person}@example.com` } } }
+  }
+  return {
+    event: i % 7 === 0 ? 'signed_up' : '$pageview', distinct_id: person % 5 === 0 && round > 1 ? `user-${person}` : `anon-${person}`, timestamp,
+    properties: {
+      $session_id: `s-${person}-${Math.floor(round / 3)}`, $current_url: `https://example.com/p/${i % 500}`, $browser: 'Firefox',
+      $groups: { company: `c-${person % 2000}`, team: `t-${person % 300}` }, $set: { last_round: round },
+    },
+  }
+}
+
+const digests = async (store: SqliteReadStore, registry: ProjectionRegistry): Promise<Map<string, string>> => {
+  const out = new Map<string, string>()
+  for (const projector of allProjectors) {
+    const entry = await registry.read(projector.name)
+    out.set(projector.name, (await digestProjection(store, projector, entry!.active)).sha256)
+  }
+  return out
+}
+
+/**
+ * A full rebuild in the default `serve` (both cores) over `total` captured events: the rate at which
+ * every projection is rebuilt beside the live one and switched to, whether each rebuilt read model
+ * has the digest of the live build, and `/decide` and dashboard `GET` p99 (open loop) during the
+ * rebuild against their idle values.
+ */
+export const rebuildFigures = async (total: number): Promise<Figure[]> => {
+  const installed = await install()
+  const service = await startHedgelog(installed.dir, '0,1')
+  const store = new SqliteReadStore({ path: join(installed.dir, 'readmodels.sqlite') })
+  const log = new SqliteEventLog({ path: join(installed.dir, 'events.sqlite') })
+  try {
+    await projected(service.address)
+    const api = client(service.address, installed)
+    for (const flag of flags) await api.post(`${api.base}/feature_flags/`, flag)
+    const dashboard = await api.post<{ id: number }>(`${api.base}/dashboards/`, { name: 'bench' })
+    await api.patch(`${api.base}/dashboards/${dashboard.id}/`, { tiles: Array.from({ length: 10 }, (_, i) => ({ text: { body: `card ${i}` } })) })
+    await fetch(`${service.address}/capture/`, {
+      method: 'POST', headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ api_key: installed.token, event: '$identify', distinct_id: 'ada', properties: { $set: personProperties } }),
+    })
+
+    const liveStarted = performance.now()
+    let next = 0
+    await Promise.all(Array.from({ length: 4 }, async () => {
+      while (next < total) {
+        const from = next
+        next += BATCH
+        const batch = Array.from({ length: Math.min(BATCH, total - from) }, (_, j) => historical(from + j, total))
+        const response = await fetch(`${service.address}/batch/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ api_key: installed.token, batch }) })
+        if (response.status !== 200) throw new Error(`/batch/ answered ${response.status}`)
+      }
+    }))
+    await projected(service.address)
+    const liveSeconds = (performance.now() - liveStarted) / 1000
+
+    const decide = () => fetch(`${service.address}/decide/?v=3`, {
+      method: 'POST', headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ token: installed.token, distinct_id: 'ada', groups: {}, geoip_disable: true }),
+    })
+    const dashboardGet = () => fetch(`${service.address}${api.base}/dashboards/${dashboard.id}/`, { headers: { authorization: `Bearer ${installed.key}` } })
+    const idleUntil = performance.now() + 5000
+    const [idleDecide, idleDashboard] = await Promise.all([
+      openLoop(decide, PROBE_RATE, () => performance.now() > idleUntil),
+      openLoop(dashboardGet, PROBE_RATE, () => performance.now() > idleUntil),
+    ])
+
+    const registry = new ProjectionRegistry(store)
+    const live = await digests(store, registry)
+    const head = positionToString((await log.headPosition())!)
+    const requested = new Map<string, number>()
+    const rebuildStarted = performance.now()
+    for (const projector of allProjectors) requested.set(projector.name, (await requestRebuild(registry, projector, head)).pending!.build)
+    let rebuilt = false
+    const watcher = (async () => {
+      while (!rebuilt) {
+        const entries = await Promise.all(allProjectors.map((projector) => registry.read(projector.name)))
+        rebuilt = entries.every((entry, i) => entry!.active.build === requested.get(allProjectors[i]!.name))
+        if (!rebuilt) await new Promise((resolve) => setTimeout(resolve, 100))
+      }
+    })()
+    const [busyDecide, busyDashboard] = await Promise.all([
+      openLoop(decide, PROBE_RATE, () => rebuilt),
+      openLoop(dashboardGet, PROBE_RATE, () => rebuilt),
+      watcher,
+    ])
+    const rebuildSeconds = (performance.now() - rebuildStarted) / 1000
+    const after = await digests(store, registry)
+
+    const idle = { decide: percentile(idleDecide.latencies, 0.99), dashboard: percentile(idleDashboard.latencies, 0.99) }
+    const busy = { decide: percentile(busyDecide.latencies, 0.99), dashboard: percentile(busyDashboard.latencies, 0.99) }
+    const failures = idleDecide.failures + idleDashboard.failures + busyDecide.failures + busyDashboard.failures
+    return [
+      { name: `live projection of ${total.toLocaleString('en-US')} captured events, ingested at full speed`, value: total / liveSeconds, unit: 'events/s' },
+      measured(TARGETS.rebuild(total), total / rebuildSeconds, `${rebuildSeconds.toFixed(1)} s for every projection`),
+      ...allProjectors.map((projector) => verdict(TARGETS.digest(projector.name), live.get(projector.name) === after.get(projector.name))),
+      measured(TARGETS.decideUnderRebuild, failures > 0 ? Number.POSITIVE_INFINITY : busy.decide / idle.decide, `p99 ${busy.decide.toFixed(1)} ms vs ${idle.decide.toFixed(1)} ms idle at ${PROBE_RATE} req/s, ${failures} failed`),
+      measured(TARGETS.dashboardUnderRebuild, failures > 0 ? Number.POSITIVE_INFINITY : busy.dashboard / idle.dashboard, `p99 ${busy.dashboard.toFixed(1)} ms vs ${idle.dashboard.toFixed(1)} ms idle at ${PROBE_RATE} req/s`),
+    ]
+  } finally {
+    await log.close()
+    await store.close()
+    await service.stop()
+    installed.remove()
+  }
+}

@@ -1,0 +1,95 @@
+import type { EventLog, JsonObject } from '../eventlog/port.js'
+import type { Change } from '../activity/activity-log.js'
+import { readInstallation } from '../accounts/commands.js'
+import { stateAsOf } from '../audit/as-of.js'
+import { parseCutoff, resolveCutoff, type Cutoff } from '../audit/cutoff.js'
+import { auditSubject, personHistory, streamHistory, UnknownSubject, type AuditSubject, type HistoryLine } from '../audit/history.js'
+import { distinctIdKey, personKey, type DistinctIdRecord } from '../persons/records.js'
+import { physicalCollection } from '../../projections/names.js'
+import { PERSONS, PERSON_DISTINCT_IDS, persons } from '../../projections/persons.js'
+import { ProjectionRegistry } from '../../projections/registry.js'
+import { replay } from '../../projections/replay.js'
+import { scratchStore } from './rebuild.js'
+
+export interface AuditArgs {
+  readonly words: readonly string[]
+  readonly at: string | undefined
+  readonly environment: string | undefined
+}
+
+export interface AuditOutput {
+  readonly json: unknown
+  readonly text: string
+}
+
+const show = (value: unknown): string => (value === undefined ? 'null' : JSON.stringify(value))
+
+const changeText = (change: Change): string =>
+  change.action === 'created' ? 'created' : `${change.field}: ${show(change.before)} -> ${show(change.after)}`
+
+const lineText = (line: HistoryLine): string => {
+  const head = `${line.position}\t${line.recorded}\t${line.actor ?? '-'}\t`
+  if (line.activity !== undefined) return `${head}${line.activity}\t${(line.changes ?? []).map(changeText).join('; ')}`
+  return `${head}${line.type}\t${JSON.stringify(line.data)}`
+}
+
+const cutoffOf = (at: string | undefined): Cutoff | null => {
+  if (at === undefined) return null
+  const cutoff = parseCutoff(at)
+  if (!cutoff) throw new UnknownSubject(`--at takes a log position (e.g. 1234) or an ISO 8601 time, not ${JSON.stringify(at)}`)
+  return cutoff
+}
+
+const environmentOf = async (log: EventLog, given: string | undefined): Promise<number> => {
+  if (given !== undefined) {
+    if (!/^\d+$/.test(given)) throw new UnknownSubject(`--environment takes an environment id, not ${JSON.stringify(given)}`)
+    return Number(given)
+  }
+  const installation = await readInstallation(log)
+  if (!installation) throw new UnknownSubject('no installation yet: give --environment')
+  return installation.environmentId
+}
+
+/** The person behind a distinct id as the persons read model held it at the cutoff: a replay of that projector alone. */
+const personAt = async (log: EventLog, environmentId: number, distinctId: string, cutoff: Cutoff): Promise<JsonObject | null> => {
+  const scratch = scratchStore()
+  try {
+    await replay({ log, store: scratch.store, projectors: [persons], until: await resolveCutoff(log, cutoff) })
+    const build = (await new ProjectionRegistry(scratch.store).read(persons.name))?.active ?? { version: persons.version, build: 1 }
+    const mapping = await scratch.store.get<DistinctIdRecord>(physicalCollection(PERSON_DISTINCT_IDS, build), distinctIdKey(environmentId, distinctId))
+    if (!mapping?.person_id) return null
+    return scratch.store.get(physicalCollection(PERSONS, build), personKey(environmentId, mapping.person_id))
+  } finally {
+    await scratch.dispose()
+  }
+}
+
+const stateAt = async (log: EventLog, subject: AuditSubject, cutoff: Cutoff, environment: string | undefined): Promise<AuditOutput | null> => {
+  if (subject.kind === 'resource') {
+    const { activity, stream } = subject.resource
+    const state = await stateAsOf(log, stream(subject.id), activity.evolve, activity.initialState, cutoff)
+    return { json: state, text: state === null ? `${stream(subject.id)} did not exist then` : JSON.stringify(state, null, 2) }
+  }
+  if (subject.kind === 'person') {
+    const person = await personAt(log, await environmentOf(log, environment), subject.distinctId, cutoff)
+    return { json: person, text: person === null ? `no person had distinct id ${subject.distinctId} then` : JSON.stringify(person, null, 2) }
+  }
+  return null
+}
+
+/**
+ * `hedgelog audit`: a resource's trail, oldest first with log positions; with `--at`, the
+ * resource as it stood then (a plain stream lists its events up to then).
+ */
+export const audit = async (log: EventLog, args: AuditArgs): Promise<AuditOutput> => {
+  const subject = auditSubject(args.words)
+  const cutoff = cutoffOf(args.at)
+  if (cutoff) {
+    const state = await stateAt(log, subject, cutoff, args.environment)
+    if (state) return state
+  }
+  const lines = subject.kind === 'person'
+    ? await personHistory(log, await environmentOf(log, args.environment), subject.distinctId, cutoff)
+    : await streamHistory(log, subject, cutoff)
+  return { json: lines, text: lines.length === 0 ? 'no events' : lines.map(lineText).join('\n') }
+}

@@ -1,0 +1,117 @@
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { EventLog, Position } from '../eventlog/port.js'
+import { positionToString } from '../eventlog/port.js'
+import type { ReadStore } from '../readstore/port.js'
+import { SqliteReadStore } from '../readstore/sqlite.js'
+import { parseCutoff, resolveCutoff } from '../audit/cutoff.js'
+import { verifyProjections, type VerifyReport } from '../audit/verify.js'
+import { allProjectors } from '../../projections/index.js'
+import type { ProjectionDigest } from '../../projections/digest.js'
+import type { Projector } from '../../projections/projector.js'
+import { digestAll, replay, ReplayStopped } from '../../projections/replay.js'
+import { progress, Stopped } from './progress.js'
+import { CliRefused } from './errors.js'
+
+export class RebuildRefused extends CliRefused {}
+
+/** The projectors named by `--projection` (all when it is absent). */
+export const projectorsNamed = (name: string | undefined): readonly Projector[] => {
+  if (name === undefined) return allProjectors
+  const found = allProjectors.filter((p) => p.name === name)
+  if (found.length === 0) throw new RebuildRefused(`unknown projection: ${name}; projections are ${allProjectors.map((p) => p.name).join(', ')}`)
+  return found
+}
+
+/** `--until` as a log position: the last event at or before it (the head when absent). */
+export const untilPosition = async (log: EventLog, until: string | undefined): Promise<Position> => {
+  if (until === undefined) return (await log.headPosition()) ?? { commit: -1n, prepare: -1n }
+  const cutoff = parseCutoff(until)
+  if (!cutoff) throw new RebuildRefused(`--until takes a log position (e.g. 1234) or an ISO 8601 time, not ${JSON.stringify(until)}`)
+  return resolveCutoff(log, cutoff)
+}
+
+/** A throwaway SQLite read store, removed with its directory when `dispose` is called. */
+export const scratchStore = (): { store: ReadStore; dispose: () => Promise<void> } => {
+  const dir = mkdtempSync(join(tmpdir(), 'hedgelog-rebuild-'))
+  const store = new SqliteReadStore({ path: join(dir, 'readmodels.sqlite') })
+  return { store, dispose: async () => { await store.close(); rmSync(dir, { recursive: true, force: true }) } }
+}
+
+/** A read store in `dir` for a rebuild to keep, refused when one is already there. */
+const keptStore = (dir: string): { store: ReadStore; dispose: (keep: boolean) => Promise<void> } => {
+  const path = join(dir, 'readmodels.sqlite')
+  if (existsSync(path)) throw new RebuildRefused(`${path} already exists: --into needs a directory without read models`)
+  mkdirSync(dir, { recursive: true })
+  const store = new SqliteReadStore({ path })
+  return {
+    store,
+    dispose: async (keep) => {
+      await store.close()
+      if (!keep) for (const suffix of ['', '-wal', '-shm', '-journal']) rmSync(`${path}${suffix}`, { force: true })
+    },
+  }
+}
+
+export interface RebuildResult {
+  readonly until: string
+  readonly into: string | null
+  readonly projections: readonly ProjectionDigest[]
+}
+
+/**
+ * Replays the log up to `until` into fresh read models (kept in `into`, or thrown away) while the
+ * live ones keep serving, and digests each. Stopped, it removes what it wrote.
+ */
+export const rebuild = async (
+  log: EventLog, options: { projectors: readonly Projector[]; until: Position; into: string | null; shouldStop: () => boolean },
+): Promise<RebuildResult> => {
+  const target = options.into === null ? { ...scratchStore(), kept: false } : { ...keptStore(options.into), kept: true }
+  let finished = false
+  const bar = progress({ label: 'rebuild', unit: 'log positions', total: Number(options.until.commit) })
+  try {
+    await replay({
+      log, store: target.store, projectors: options.projectors, until: options.until,
+      onProgress: (reached) => bar.update(Number(reached)), shouldStop: options.shouldStop,
+    })
+    bar.update(Number(options.until.commit))
+    bar.done()
+    const projections = await digestAll(target.store, options.projectors)
+    finished = true
+    return { until: positionToString(options.until), into: options.into, projections }
+  } catch (error) {
+    if (error instanceof ReplayStopped) throw new Stopped('rebuild')
+    throw error
+  } finally {
+    await target.dispose(target.kept && finished)
+  }
+}
+
+/** Replays beside the live read models and compares every document. */
+export const verify = async (
+  log: EventLog, live: ReadStore, options: { projectors: readonly Projector[]; shouldStop: () => boolean },
+): Promise<VerifyReport> => {
+  const scratch = scratchStore()
+  const head = await log.headPosition()
+  const bar = progress({ label: 'verify', unit: 'log positions', total: head ? Number(head.commit) : 0 })
+  try {
+    const report = await verifyProjections({
+      log, live, scratch: scratch.store, projectors: options.projectors, shouldStop: options.shouldStop,
+      onProgress: (reached) => bar.update(Number(reached)),
+    })
+    bar.done()
+    return report
+  } catch (error) {
+    if (error instanceof ReplayStopped) throw new Stopped('verify')
+    throw error
+  } finally {
+    await scratch.dispose()
+  }
+}
+
+export const digestLines = (projections: readonly ProjectionDigest[]): string =>
+  projections.map((p) => {
+    const counts = Object.entries(p.collections).map(([name, c]) => `${name}=${c.count}`).join(' ')
+    return `${p.projection}\tv${p.version}\t${counts}\t${p.sha256}`
+  }).join('\n')

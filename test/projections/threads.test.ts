@@ -1,0 +1,49 @@
+import t from 'tap'
+import { readdirSync, readFileSync } from 'node:fs'
+import { exited, runCli, startServer } from '../support/cli.js'
+import { tempDir } from '../support/temp.js'
+import { shareOut } from '../../projections/threads/host.js'
+import { allProjectors } from '../../projections/index.js'
+
+/** The nice value of each thread of a process, from /proc (field 19 of each task's stat line). */
+const niceOfThreads = (pid: number): number[] =>
+  readdirSync(`/proc/${pid}/task`).map((tid) => {
+    const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8')
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16])
+  })
+
+t.test('projectors are shared out over the threads by weight, each exactly once', async (t) => {
+  const shares = shareOut(allProjectors, 2)
+  t.equal(shares.length, 2)
+  t.same(shares.flat().sort(), allProjectors.map((p) => p.name).sort(), 'every projector runs in exactly one thread')
+  t.ok(shares.every((names) => names.some((name) => ['events', 'sessions', 'persons'].includes(name))), 'each thread takes some of the heavy captured-event projectors')
+})
+
+t.test('the projection threads of a started service run at the configured lower priority and project what is captured', { skip: process.platform !== 'linux' && 'reads /proc' }, async (t) => {
+  const dir = tempDir(t)
+  const env = { HEDGELOG_DATA_DIR: dir, HEDGELOG_RATE_LIMITS: 'off' }
+  const init = JSON.parse((await runCli(['init', '--json'], env)).stdout) as { project_api_key: string; personal_api_key: string; environment_id: number }
+  for (const [nice, expected] of [[undefined, 19], ['7', 7]] as const) {
+    const server = await startServer([], { ...env, ...(nice ? { HEDGELOG_PROJECTION_NICE: nice } : {}) })
+    const threads = niceOfThreads(server.child.pid!)
+    t.equal(threads.filter((n) => n === expected).length, 2, `two threads at nice ${expected}`)
+    t.ok(threads.filter((n) => n === 0).length >= 1, 'the HTTP thread keeps the normal priority')
+    const distinctId = `thread-${expected}`
+    const captured = await fetch(`${server.address}/capture/`, {
+      method: 'POST', headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ api_key: init.project_api_key, event: 'e', distinct_id: distinctId, properties: { $set: { seen: true } } }),
+    })
+    t.equal(captured.status, 200)
+    let found = 0
+    for (let i = 0; i < 100 && found === 0; i++) {
+      const persons = await fetch(`${server.address}/api/environments/${init.environment_id}/persons/?distinct_id=${distinctId}`, {
+        headers: { authorization: `Bearer ${init.personal_api_key}` },
+      }).then((r) => r.json()) as { results: unknown[] }
+      found = persons.results.length
+      if (found === 0) await new Promise((resolve) => setTimeout(resolve, 20))
+    }
+    t.equal(found, 1, 'the captured person was projected by a thread')
+    server.child.kill('SIGTERM')
+    t.equal(await exited(server.child), 0, 'the service stops cleanly, threads included')
+  }
+})
