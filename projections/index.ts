@@ -3,6 +3,7 @@ import { dashboards } from './dashboards.js'
 import { events } from './events.js'
 import { featureFlags } from './feature-flags.js'
 import { groups } from './groups.js'
+import { invites } from './invites.js'
 import { persons } from './persons.js'
 import type { Projector } from './projector.js'
 import { sessions } from './sessions.js'
@@ -11,6 +12,6 @@ import { surveys } from './surveys.js'
 
 /** Every projector the service runs. */
 export const allProjectors: readonly Projector[] = [
-  organizations, users, projects, environments, personalApiKeys, dashboards, subscriptions, featureFlags, surveys,
+  organizations, users, projects, environments, personalApiKeys, invites, dashboards, subscriptions, featureFlags, surveys,
   persons, groups, sessions, events,
 ]

@@ -5,6 +5,10 @@ import type { ReadStore } from './readstore/port.js'
 import type { Projections } from '../projections/projection-set.js'
 import type { ReadModels } from '../projections/read-models.js'
 import { accountRoutes } from './accounts/routes.js'
+import { keyRoutes } from './accounts/key-routes.js'
+import { organizationRoutes } from './organizations/routes.js'
+import { memberRoutes } from './organizations/member-routes.js'
+import { inviteRoutes } from './invites/routes.js'
 import { activityLogRoutes } from './activity/routes.js'
 import { useAuth } from './auth/authenticate.js'
 import { KeyRateLimiter, useRateLimits, type RateWindow } from './auth/rate-limit.js'
@@ -100,6 +104,7 @@ export const buildApp = async (deps: AppDeps): Promise<FastifyInstance> => {
   if (deps.projections) awaitCaughtUpForReads(app, deps.projections)
   if (deps.roles.includes('api')) {
     await app.register(accountRoutes, deps)
+    for (const plugin of [keyRoutes, organizationRoutes, memberRoutes, inviteRoutes]) await app.register(plugin, deps)
     await app.register(environmentRoutes, deps)
     const scoped = [
       dashboardRoutes, collaboratorRoutes, sharingRoutes, subscriptionRoutes, flagRoutes, flagRemoteConfigRoutes, surveyRoutes,

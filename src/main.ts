@@ -2,11 +2,11 @@
 import closeWithGrace from 'close-with-grace'
 import { pino } from 'pino'
 import { parseArgs } from 'node:util'
-import { initialize, issueApiKey, readInstallation, revokeApiKey } from './accounts/commands.js'
+import { initialize, issueApiKey } from './accounts/commands.js'
+import { invites, keys, orgs } from './cli/accounts.js'
+import { UsageError, cliContext, lines, print } from './cli/usage.js'
 import { ConfigError, loadConfig, type Config } from './config.js'
 import { DomainError } from './kernel/errors.js'
-import type { CommandContext } from './kernel/handle-command.js'
-import { newEventId } from './kernel/ids.js'
 import { ROLES, startService, type Role } from './service.js'
 import { openEventLog, openStorage, StorageError } from './storage.js'
 import { listQuarantined, retryQuarantined } from './cli/quarantine.js'
@@ -19,10 +19,14 @@ const USAGE = `usage: hedgelog <command>
 
   serve [--roles api,ingest,projector,scheduler]   run the service (all roles by default)
   init [--json]                                    create the organization, user, project and a key, once
-  keys create --scopes a:read,b:write [--label L] [--json]
-                                                   issue a personal API key for the init user ('*' for all)
-  keys create --unscoped [--label L] [--json]      issue a legacy key without scopes (PostHog lets it do anything)
-  keys revoke <key id>                             revoke a personal API key
+  orgs create --name N [--email E] [--json]        create another organization with its owner, project, environment and a key
+  invites accept <invite id> --first-name F [--json]
+                                                   create the invited user at the invited level, with a first key
+  keys create --scopes a:read,b:write [--user EMAIL|UUID] [--label L] [--json]
+                                                   issue a personal API key (for the init user unless --user; '*' for all)
+  keys create --unscoped [--user EMAIL|UUID] [--label L] [--json]
+                                                   issue a legacy key without scopes (PostHog lets it do anything)
+  keys revoke <key id> [--user EMAIL|UUID]         revoke a personal API key (checked to be that user's)
   quarantine list [--json]                         events the projections skipped, and why
   quarantine retry [--projection NAME]             rebuild the projections that skipped events (after a fix)
 
@@ -39,13 +43,6 @@ const USAGE = `usage: hedgelog <command>
 
 environment: PORT, HOST, HEDGELOG_DATA_DIR, HEDGELOG_EVENTSTORE_URL, HEDGELOG_MONGO_URL, LOG_LEVEL`
 
-class UsageError extends Error {}
-
-const cliContext = (): CommandContext => ({ actor: 'cli', now: new Date().toISOString(), correlationId: newEventId() })
-
-const print = (json: boolean, value: Record<string, unknown>, text: string): void => {
-  process.stdout.write(json ? `${JSON.stringify(value)}\n` : `${text}\n`)
-}
 
 const serve = async (config: Config, args: string[]): Promise<void> => {
   const { values } = parseArgs({ args, options: { roles: { type: 'string', default: ROLES.join(',') } } })
@@ -78,36 +75,8 @@ const init = async (config: Config, args: string[]): Promise<void> => {
     const installation = await initialize(log, context)
     const key = await issueApiKey(log, { userUuid: installation.user_uuid, scopes: ['*'], label: 'hedgelog init' }, context)
     const result = { ...installation, personal_api_key: key.value, personal_api_key_id: key.id }
-    print(values.json, result, Object.entries(result).map(([k, v]) => `${k}: ${String(v)}`).join('\n'))
+    print(values.json, result, lines(result))
   })
-}
-
-const keys = async (config: Config, args: string[]): Promise<void> => {
-  const [action, ...rest] = args
-  if (action === 'create') {
-    const { values } = parseArgs({
-      args: rest,
-      options: { scopes: { type: 'string' }, unscoped: { type: 'boolean', default: false }, label: { type: 'string', default: 'hedgelog keys create' }, json: { type: 'boolean', default: false } },
-    })
-    if (!values.scopes && !values.unscoped) throw new UsageError('keys create needs --scopes (comma-separated, or * for all) or --unscoped')
-    if (values.scopes && values.unscoped) throw new UsageError('keys create takes --scopes or --unscoped, not both')
-    const scopes = values.unscoped ? null : values.scopes!.split(',')
-    await withLog(config, async (log) => {
-      const installation = await readInstallation(log)
-      if (!installation) throw new UsageError('no installation yet: run `hedgelog init` first')
-      const key = await issueApiKey(log, { userUuid: installation.userUuid, scopes, label: values.label }, cliContext())
-      print(values.json, { personal_api_key: key.value, scopes: key.scopes, id: key.id }, `personal_api_key: ${key.value}\nid: ${key.id}\nscopes: ${key.scopes?.join(',') ?? '(legacy, unscoped)'}`)
-    })
-    return
-  }
-  if (action === 'revoke') {
-    const { positionals } = parseArgs({ args: rest, allowPositionals: true })
-    if (positionals.length !== 1) throw new UsageError('keys revoke needs exactly one key id')
-    await withLog(config, (log) => revokeApiKey(log, positionals[0]!, cliContext()))
-    process.stdout.write(`revoked ${positionals[0]}\n`)
-    return
-  }
-  throw new UsageError(USAGE)
 }
 
 const quarantine = async (config: Config, args: string[]): Promise<void> => {
@@ -144,7 +113,9 @@ const main = async (argv: string[]): Promise<void> => {
   switch (command) {
     case 'serve': return serve(config, args)
     case 'init': return init(config, args)
-    case 'keys': return keys(config, args)
+    case 'keys': return withLog(config, (log) => keys(log, args))
+    case 'orgs': return withLog(config, (log) => orgs(log, args))
+    case 'invites': return withLog(config, (log) => invites(log, args))
     case 'quarantine': return quarantine(config, args)
     default: {
       if (!Object.hasOwn(auditingCommands, command)) throw new UsageError(USAGE)

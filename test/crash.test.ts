@@ -27,7 +27,7 @@ const digestsAfterCatchUp = async (log: SqliteEventLog, storePath: string) => {
   for (const projector of allProjectors) {
     digests[projector.name] = (await digestProjection(store, projector, (await registry.read(projector.name))!.active)).sha256
   }
-  const keys = await store.count('personal_api_keys_v1_b1')
+  const keys = await store.count('personal_api_keys_v2_b1')
   await projections.stop()
   await store.close()
   return { digests, keys }

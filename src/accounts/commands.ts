@@ -1,13 +1,15 @@
 import { createHash } from 'node:crypto'
 import { WrongExpectedVersion } from '../eventlog/errors.js'
-import type { EventLog } from '../eventlog/port.js'
+import type { EventLog, Position } from '../eventlog/port.js'
 import { ValidationFailed } from '../kernel/errors.js'
 import { eventMetadata, handleCommand, readAggregate, type CommandContext } from '../kernel/handle-command.js'
 import { newEventId, newUlid, randomToken, randomUuid } from '../kernel/ids.js'
 import { allocateId } from '../kernel/sequence.js'
+import { OWNER_LEVEL } from '../organizations/levels.js'
 import { ALL_SCOPES, isValidScope } from '../auth/scopes.js'
 import { environmentDecider } from '../environments/decider.js'
-import { apiKeyDecider, organizationDecider, projectDecider, userDecider } from './deciders.js'
+import { apiKeyDecider } from './deciders.js'
+import { setUpOrganization, type OrganizationSetUp } from './organization-setup.js'
 import {
   INSTALLATION_STREAM, apiKeyStream, environmentStream, organizationStream, projectStream, userStream,
   type InstallationInitialized,
@@ -15,22 +17,28 @@ import {
 
 export const hashApiKey = (value: string): string => `sha256$${createHash('sha256').update(value).digest('hex')}`
 
-export const OWNER_LEVEL = 15
+export { OWNER_LEVEL }
 
 export interface IssuedKey {
   readonly id: string
   readonly value: string
   /** null for a legacy unscoped key. */
   readonly scopes: string[] | null
+  /** Where the key's creation landed in the log, for read-your-writes. */
+  readonly position: Position | null
 }
 
-export interface Installation {
-  readonly organization_id: string
-  readonly user_uuid: string
-  readonly project_id: number
-  readonly environment_id: number
-  readonly project_api_key: string
+export interface KeyRequest {
+  readonly userUuid: string
+  /** null issues a legacy unscoped key. */
+  readonly scopes: readonly string[] | null
+  readonly label: string
+  /** Limits the key to these organizations (ids) or environments (ids); null or empty reaches all. */
+  readonly scopedOrganizations?: readonly string[] | null
+  readonly scopedTeams?: readonly number[] | null
 }
+
+export type Installation = OrganizationSetUp
 
 export const readInstallation = async (log: EventLog): Promise<InstallationInitialized['data'] | null> => {
   const { events } = await readAggregate<InstallationInitialized>(log, INSTALLATION_STREAM)
@@ -60,51 +68,33 @@ export const initialize = async (log: EventLog, context: CommandContext): Promis
     }
   }
   const { organizationId, userUuid, userId, projectId, environmentId } = installation
-  const at = context.now
-  await handleCommand(log, organizationDecider, organizationStream(organizationId), { data: { organizationId, name: 'Default organization', at } }, context)
-  await handleCommand(log, userDecider, userStream(userUuid), {
-    data: {
-      userUuid, userId, organizationId, distinctId: randomToken('', 24), email: 'admin@hedgelog.local',
-      firstName: 'Admin', lastName: '', membershipLevel: OWNER_LEVEL, at,
-    },
+  return setUpOrganization(log, {
+    organizationId, organizationName: 'Default organization', userUuid, userId, email: 'admin@hedgelog.local', firstName: 'Admin',
+    projectId, environmentId,
   }, context)
-  await handleCommand(log, projectDecider, projectStream(projectId), { data: { projectId, organizationId, name: 'Default project', createdBy: userUuid, at } }, context)
-  const environment = await handleCommand(log, environmentDecider, environmentStream(environmentId), {
-    type: 'CreateEnvironment',
-    data: {
-      environmentId, uuid: randomUuid(), projectId, organizationId, name: 'Default project',
-      apiToken: randomToken('phc_'), timezone: 'UTC', createdBy: userUuid, at,
-    },
-  }, context)
-  if (environment.state.status !== 'created') throw new Error('environment was not created')
-  return {
-    organization_id: organizationId,
-    user_uuid: userUuid,
-    project_id: projectId,
-    environment_id: environmentId,
-    project_api_key: environment.state.apiToken,
-  }
 }
 
 /**
  * Issues a personal API key; only its hash is stored, so the value is shown this once. Scopes
  * null issues a legacy unscoped key, which PostHog lets reach every action.
  */
-export const issueApiKey = async (
-  log: EventLog, request: { userUuid: string; scopes: readonly string[] | null; label: string }, context: CommandContext,
-): Promise<IssuedKey> => {
+export const issueApiKey = async (log: EventLog, request: KeyRequest, context: CommandContext): Promise<IssuedKey> => {
   const scopes = request.scopes === null ? null : validScopes(request.scopes)
   const id = newUlid()
   const value = randomToken('phx_', 35)
-  await handleCommand(log, apiKeyDecider, apiKeyStream(id), {
+  const result = await handleCommand(log, apiKeyDecider, apiKeyStream(id), {
     type: 'CreateApiKey',
     data: {
       keyId: id, userUuid: request.userUuid, label: request.label, scopes,
       secureValue: hashApiKey(value), maskValue: `${value.slice(0, 4)}...${value.slice(-4)}`, at: context.now,
+      scopedOrganizations: listOrNull(request.scopedOrganizations), scopedTeams: listOrNull(request.scopedTeams),
     },
   }, context)
-  return { id, value, scopes }
+  return { id, value, scopes, position: result.position }
 }
+
+/** An empty list limits nothing, as PostHog reads it; stored as null. */
+const listOrNull = <T>(list: readonly T[] | null | undefined): T[] | null => (list && list.length > 0 ? [...list] : null)
 
 const validScopes = (requested: readonly string[]): string[] => {
   const scopes = [...new Set(requested.map((s) => s.trim()).filter((s) => s !== ''))]
@@ -114,6 +104,6 @@ const validScopes = (requested: readonly string[]): string[] => {
   return scopes.includes(ALL_SCOPES) ? [ALL_SCOPES] : scopes
 }
 
-export const revokeApiKey = async (log: EventLog, keyId: string, context: CommandContext): Promise<void> => {
-  await handleCommand(log, apiKeyDecider, apiKeyStream(keyId), { type: 'RevokeApiKey', data: { keyId, at: context.now } }, context)
+export const revokeApiKey = async (log: EventLog, keyId: string, context: CommandContext): Promise<Position | null> => {
+  return (await handleCommand(log, apiKeyDecider, apiKeyStream(keyId), { type: 'RevokeApiKey', data: { keyId, at: context.now } }, context)).position
 }

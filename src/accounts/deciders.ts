@@ -1,14 +1,14 @@
 import { NotFound, assertNever } from '../kernel/errors.js'
 import type { Decider } from '../kernel/handle-command.js'
-import type {
-  OrganizationCreated, PersonalApiKeyCreated, PersonalApiKeyRevoked, ProjectCreated, UserCreated,
-} from './events.js'
+import type { PersonalApiKeyCreated, PersonalApiKeyRevoked, ProjectCreated, UserCreated } from './events.js'
+
+export { organizationDecider } from '../organizations/decider.js'
 
 type Created<E extends { data: unknown }> = { status: 'missing' } | { status: 'created'; data: E['data'] }
 
 /**
- * Organizations, users, projects and environments are only created so far; creating one that
- * exists records nothing, which makes `hedgelog init` safe to run again after a crash.
+ * Users and projects are only created so far; creating one that exists records nothing, which
+ * makes `hedgelog init` and `hedgelog orgs create` safe to run again after a crash.
  */
 const createOnce = <E extends { type: string; data: Record<string, unknown> }>(type: E['type']): Decider<Created<E>, { data: E['data'] }, E> => ({
   initialState: () => ({ status: 'missing' }),
@@ -16,7 +16,6 @@ const createOnce = <E extends { type: string; data: Record<string, unknown> }>(t
   decide: (command, state) => (state.status === 'missing' ? [{ type, data: command.data } as E] : []),
 })
 
-export const organizationDecider = createOnce<OrganizationCreated>('OrganizationCreated')
 export const userDecider = createOnce<UserCreated>('UserCreated')
 export const projectDecider = createOnce<ProjectCreated>('ProjectCreated')
 

@@ -33,7 +33,11 @@ export type EnvironmentTokenReset = {
 }
 export type PersonalApiKeyCreated = {
   type: 'PersonalApiKeyCreated'
-  data: { keyId: string; userUuid: string; label: string; scopes: string[] | null; secureValue: string; maskValue: string; at: string }
+  data: {
+    keyId: string; userUuid: string; label: string; scopes: string[] | null; secureValue: string; maskValue: string; at: string
+    /** Organizations and environments the key is limited to; absent or null on keys that reach all of the user's. */
+    scopedOrganizations?: string[] | null; scopedTeams?: number[] | null
+  }
 }
 export type PersonalApiKeyRevoked = {
   type: 'PersonalApiKeyRevoked'
@@ -44,8 +48,25 @@ export type InstallationInitialized = {
   data: { organizationId: string; userUuid: string; userId: number; projectId: number; environmentId: number; at: string }
 }
 
+export type OrganizationRenamed = {
+  type: 'OrganizationRenamed'
+  data: { organizationId: string; name: string; at: string }
+}
+/** A member's level set to 1 (member), 8 (admin) or 15 (owner); the join level is the one in `UserCreated`. */
+export type OrganizationMemberLevelChanged = {
+  type: 'OrganizationMemberLevelChanged'
+  data: { organizationId: string; userUuid: string; level: number; at: string }
+}
+/** A member removed (or who left); their keys stop working with this event. */
+export type OrganizationMemberRemoved = {
+  type: 'OrganizationMemberRemoved'
+  data: { organizationId: string; userUuid: string; at: string }
+}
+
+export type OrganizationEvent = OrganizationCreated | OrganizationRenamed | OrganizationMemberLevelChanged | OrganizationMemberRemoved
+
 export type AccountEvent =
-  | OrganizationCreated | UserCreated | ProjectCreated | EnvironmentCreated | EnvironmentUpdated | EnvironmentTokenReset
+  | OrganizationEvent | UserCreated | ProjectCreated | EnvironmentCreated | EnvironmentUpdated | EnvironmentTokenReset
   | PersonalApiKeyCreated | PersonalApiKeyRevoked | InstallationInitialized
 
 export const organizationStream = (id: string) => `organization-${id}`

@@ -4,6 +4,7 @@ import { hashApiKey } from '../accounts/commands.js'
 import { AuthenticationFailed, NotAuthenticated, PermissionDenied } from '../kernel/errors.js'
 import type { ReadModels } from '../../projections/read-models.js'
 import type { EventLog } from '../eventlog/port.js'
+import { TEAM_SCOPED_ELSEWHERE } from './key-reach.js'
 import { grants } from './scopes.js'
 
 /** The caller of a management route, resolved from its personal API key. */
@@ -12,6 +13,10 @@ export interface Principal {
   /** null for a legacy key issued without scopes, which PostHog lets do anything. */
   readonly scopes: readonly string[] | null
   readonly user: JsonObject & { uuid: string; id: number; organization_id: string }
+  /** Environments (teams) the key is limited to; null reaches all of the user's. */
+  readonly scopedTeams: readonly number[] | null
+  /** Organizations the key is limited to; null reaches all of the user's. */
+  readonly scopedOrganizations: readonly string[] | null
 }
 
 declare module 'fastify' {
@@ -20,6 +25,11 @@ declare module 'fastify' {
     scopes?: readonly string[]
     /** False for actions PostHog maps to no scope: scoped keys (even `*`) are refused, legacy keys pass. */
     scopedKeys?: boolean
+    /**
+     * The route names its environment some other way than a `:project_id` parameter (a project
+     * token) and checks a team-scoped key itself; other routes without one refuse such keys.
+     */
+    projectScoped?: boolean
   }
   interface FastifyRequest {
     principal: Principal | null
@@ -52,7 +62,13 @@ const resolveKey = async (models: ReadModels, key: string): Promise<Principal | 
   const [record] = await models.find('personal_api_keys', { where: { secure_value: hashApiKey(key) }, limit: 1 })
   if (!record || record['revoked_at'] !== null) return null
   const user = await models.get<Principal['user']>('users', String(record['user_uuid']))
-  return user ? { keyId: String(record['id']), scopes: (record['scopes'] ?? null) as string[] | null, user } : null
+  // A member removed from their organization keeps the user record, but none of their keys works.
+  if (!user || typeof user.organization_id !== 'string') return null
+  return {
+    keyId: String(record['id']), scopes: (record['scopes'] ?? null) as string[] | null, user,
+    scopedTeams: (record['scoped_teams'] ?? null) as number[] | null,
+    scopedOrganizations: (record['scoped_organizations'] ?? null) as string[] | null,
+  }
 }
 
 /**
@@ -77,6 +93,10 @@ export const useAuth = (app: FastifyInstance, deps: AuthDeps): void => {
     if (!principal) throw new AuthenticationFailed(`Personal API key found in request ${presented.source} is invalid.`)
     if (request.routeOptions.config.scopedKeys === false && principal.scopes !== null) {
       throw new PermissionDenied('This action does not support Personal API Key access')
+    }
+    const { config, url } = request.routeOptions
+    if (principal.scopedTeams !== null && config.projectScoped !== true && !(url ?? '').includes(':project_id')) {
+      throw new PermissionDenied(TEAM_SCOPED_ELSEWHERE)
     }
     const missing = required.find((scope) => !grants(principal.scopes, scope))
     if (missing !== undefined) throw new PermissionDenied(`API key missing required scope '${missing}'`)

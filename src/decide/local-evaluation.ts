@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto'
 import { z } from 'zod'
 import type { JsonObject } from '../eventlog/port.js'
 import { principalOf } from '../auth/authenticate.js'
+import { checkKeyReachesEnvironment } from '../auth/key-reach.js'
 import { PermissionDenied, NotFound } from '../kernel/errors.js'
 import type { Environment } from '../http/environment-scope.js'
 import type { ZodTypeProvider } from '../http/zod.js'
@@ -34,6 +35,7 @@ export const localEvaluationRoutes: FastifyPluginAsync<{ models: ReadModels }> =
       ? await models.find<Environment>('environments', { where: { api_token: token }, limit: 1 })
       : await models.find<Environment>('environments', { where: { organization: user.organization_id }, orderBy: [['id', 'asc']], limit: 1 })
     if (!environment) throw new NotFound('Project not found.')
+    checkKeyReachesEnvironment(principalOf(request), environment)
     if (environment.organization !== user.organization_id) throw new PermissionDenied("You don't have access to the project.")
     const { definitions, stamp } = await flags.forEnvironment(environment.id)
     const body = { flags: definitions.flags, group_type_mapping: definitions.group_type_mapping ?? {}, cohorts: definitions.cohorts ?? {} } satisfies JsonObject
@@ -42,7 +44,7 @@ export const localEvaluationRoutes: FastifyPluginAsync<{ models: ReadModels }> =
   }
 
   const typed = app.withTypeProvider<ZodTypeProvider>()
-  const options = { config: { scopes: ['feature_flag:read'] }, schema: { querystring: Query } }
+  const options = { config: { scopes: ['feature_flag:read'], projectScoped: true }, schema: { querystring: Query } }
 
   typed.get('/api/feature_flag/local_evaluation', options, async (request) => (await definitionsFor(request, request.query.token)).body)
 

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify'
 import type { JsonObject } from '../eventlog/port.js'
 import { principalOf } from '../auth/authenticate.js'
+import { checkKeyReachesEnvironment, checkKeyReachesOrganization } from '../auth/key-reach.js'
 import { actorOf, commandContext } from '../http/command-context.js'
 import { parseBody, useFormBodies } from '../http/drf.js'
 import { environmentOf, type Environment } from '../http/environment-scope.js'
@@ -17,20 +18,25 @@ import { changeEnvironment, createEnvironment, newProjectToken, type Environment
 import { createEnvironmentBody, settingsOf, updateEnvironmentBody } from './settings.js'
 
 const READ = { scopes: ['project:read'] }
+const NO_ACCESS = "You don't have access to the project."
 const WRITE = { scopes: ['project:write'] }
 
 /** The project a route names, in the caller's organization. */
 const projectOf = async (request: FastifyRequest, deps: EnvironmentDeps, foreign: () => Error): Promise<JsonObject> => {
-  const { user } = principalOf(request)
+  const principal = principalOf(request)
+  const { user } = principal
   const raw = (request.params as { project_id?: string }).project_id ?? ''
+  const reach = (project: JsonObject) => checkKeyReachesEnvironment(principal, { id: Number(project['id']), organization: String(project['organization_id']) })
   if (raw === '@current') {
     const [first] = await deps.models.find('projects', { where: { organization_id: user.organization_id }, orderBy: [['id', 'asc']], limit: 1 })
     if (!first) throw new NotFound('Project not found.')
+    reach(first)
     return first
   }
   if (!/^\d+$/.test(raw)) throw new NotFound('Project not found.')
   const project = await deps.models.get('projects', String(Number(raw)))
   if (!project) throw new NotFound('Project not found.')
+  reach(project)
   if (project['organization_id'] !== user.organization_id) throw foreign()
   return project
 }
@@ -40,7 +46,7 @@ const visibleEnvironment = async (request: FastifyRequest, deps: EnvironmentDeps
   try {
     return await environmentOf(request, deps.models)
   } catch (error) {
-    if (error instanceof PermissionDenied) throw new NotFound()
+    if (error instanceof PermissionDenied && error.message === NO_ACCESS) throw new NotFound()
     throw error
   }
 }
@@ -50,6 +56,7 @@ const environmentInProject = async (request: FastifyRequest, deps: EnvironmentDe
   const raw = (request.params as { environment_id?: string }).environment_id ?? ''
   const environment = /^\d+$/.test(raw) ? await deps.models.get<Environment>('environments', String(Number(raw))) : null
   if (!environment || environment.project_id !== Number(project['id'])) throw new NotFound()
+  checkKeyReachesEnvironment(principalOf(request), environment)
   return environment
 }
 
@@ -80,9 +87,12 @@ export const environmentRoutes: FastifyPluginAsync<EnvironmentDeps> = async (app
   }
 
   app.get('/api/projects/', { config: READ }, async (request) => {
-    const { user } = principalOf(request)
+    const principal = principalOf(request)
+    const { user } = principal
+    // Organization-scoped keys see only their organizations' projects, as PostHog filters them.
+    const reachable = principal.scopedOrganizations === null || principal.scopedOrganizations.includes(user.organization_id)
     const page = pageOf(request.query)
-    const projects = await deps.models.find('projects', { where: { organization_id: user.organization_id }, orderBy: [['id', 'asc']] })
+    const projects = reachable ? await deps.models.find('projects', { where: { organization_id: user.organization_id }, orderBy: [['id', 'asc']] }) : []
     const results = []
     for (const project of projects.slice(page.offset, page.offset + page.limit)) {
       const primary = await deps.models.get<Environment>('environments', String(project['id']))
@@ -123,8 +133,11 @@ export const environmentRoutes: FastifyPluginAsync<EnvironmentDeps> = async (app
   app.patch('/api/projects/:project_id/environments/:environment_id/', { config: WRITE }, async (request) =>
     update(request, await environmentInProject(request, deps)))
 
-  app.get('/api/environments/', { config: READ }, async (request) =>
-    listed(request, deps, { organization: principalOf(request).user.organization_id }))
+  app.get('/api/environments/', { config: READ }, async (request) => {
+    const principal = principalOf(request)
+    checkKeyReachesOrganization(principal, principal.user.organization_id)
+    return listed(request, deps, { organization: principal.user.organization_id })
+  })
   app.post('/api/environments/', { config: WRITE }, async () => {
     throw new ValidationFailed('Environments must be created under a specific project. Send the POST request to /api/projects/<project_id>/environments/ instead.')
   })

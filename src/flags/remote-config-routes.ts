@@ -1,6 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify'
 import { z } from 'zod'
 import { principalOf } from '../auth/authenticate.js'
+import { checkKeyReachesEnvironment } from '../auth/key-reach.js'
 import { environmentOf, type Environment } from '../http/environment-scope.js'
 import type { ZodTypeProvider } from '../http/zod.js'
 import type { FlagDeps } from './service.js'
@@ -19,6 +20,7 @@ export const remoteConfigRoutes: FastifyPluginAsync<FlagDeps> = async (app, { mo
   const environmentFor = async (request: Parameters<typeof environmentOf>[0], token: string | undefined): Promise<Environment | null> => {
     if (token === undefined || token === '') return environmentOf(request, models)
     const [environment] = await models.find<Environment>('environments', { where: { api_token: token }, limit: 1 })
+    if (environment) checkKeyReachesEnvironment(principalOf(request), environment)
     return environment && environment.organization === principalOf(request).user.organization_id ? environment : null
   }
 

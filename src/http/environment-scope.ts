@@ -3,6 +3,7 @@ import type { JsonObject } from '../eventlog/port.js'
 import { NotFound, PermissionDenied } from '../kernel/errors.js'
 import type { ReadModels } from '../../projections/read-models.js'
 import { principalOf } from '../auth/authenticate.js'
+import { checkKeyReachesEnvironment } from '../auth/key-reach.js'
 import { ScopedParams } from './zod.js'
 
 /** PostHog serves environment routes under both prefixes; the `/api/projects/` form is the older alias. */
@@ -22,17 +23,20 @@ export type Environment = JsonObject & { id: number; organization: string; proje
  * first environment; a non-integer or unknown id is 404; an environment of another organization 403.
  */
 export const environmentOf = async (request: FastifyRequest, models: ReadModels): Promise<Environment> => {
-  const { user } = principalOf(request)
+  const principal = principalOf(request)
+  const { user } = principal
   const parsed = ScopedParams.safeParse(request.params)
   const raw = parsed.success ? parsed.data.project_id : ''
   if (raw === '@current') {
     const [first] = await models.find<Environment>('environments', { where: { organization: user.organization_id }, orderBy: [['id', 'asc']], limit: 1 })
     if (!first) throw new NotFound('Project not found.')
+    checkKeyReachesEnvironment(principal, first)
     return first
   }
   if (!/^\d+$/.test(raw)) throw new NotFound('Project not found.')
   const environment = await models.get<Environment>('environments', String(Number(raw)))
   if (!environment) throw new NotFound('Project not found.')
+  checkKeyReachesEnvironment(principal, environment)
   if (environment.organization !== user.organization_id) throw new PermissionDenied("You don't have access to the project.")
   return environment
 }

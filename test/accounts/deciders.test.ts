@@ -20,6 +20,6 @@ t.test('revoking an unknown key is refused', async (t) => { given().when(revoke)
 
 t.test('an organization is created once', async (t) => {
   const data = { organizationId: 'o1', name: 'Acme', at: '2026-01-01T00:00:00Z' }
-  spec(organizationDecider)().when({ data }).then(t, [{ type: 'OrganizationCreated', data }])
-  spec(organizationDecider)({ type: 'OrganizationCreated', data }).when({ data: { ...data, name: 'Other' } }).then(t, [])
+  spec(organizationDecider)().when({ type: 'CreateOrganization', data }).then(t, [{ type: 'OrganizationCreated', data }])
+  spec(organizationDecider)({ type: 'OrganizationCreated', data }).when({ type: 'CreateOrganization', data: { ...data, name: 'Other' } }).then(t, [])
 })

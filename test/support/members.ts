@@ -1,6 +1,9 @@
 import { issueApiKey } from '../../src/accounts/commands.js'
 import { ADMIN_LEVEL, MEMBER_LEVEL, addUser, createOrganization } from '../../src/accounts/members.js'
+import { setUpOrganization } from '../../src/accounts/organization-setup.js'
 import type { EventLog } from '../../src/eventlog/port.js'
+import { randomUuid } from '../../src/kernel/ids.js'
+import { allocateId } from '../../src/kernel/sequence.js'
 import type { ReadModels } from '../../projections/read-models.js'
 import { context } from './world.js'
 
@@ -32,4 +35,18 @@ export const addAdmin = (w: Parameters<typeof addMember>[0]) => addMember(w, { l
 export const addStranger = async (w: Parameters<typeof addMember>[0]): Promise<Member & { organizationId: string }> => {
   const organizationId = await createOrganization(w.log, 'Elsewhere', context())
   return { ...(await addMember(w, { organizationId, level: ADMIN_LEVEL })), organizationId }
+}
+
+/** A whole second organization (owner, project, environment) as `hedgelog orgs create` makes it, with the owner's key. */
+export const addOrganization = async (w: Parameters<typeof addMember>[0], name = 'Second company') => {
+  const organizationId = randomUuid()
+  const environmentId = await allocateId(w.log, 'environment', context())
+  const userId = await allocateId(w.log, 'user', context())
+  const email = `owner-${organizationId.slice(0, 8)}@example.com`
+  const created = await setUpOrganization(w.log, {
+    organizationId, organizationName: name, userUuid: randomUuid(), userId, email, firstName: 'Second', projectId: environmentId, environmentId,
+  }, context())
+  const key = await issueApiKey(w.log, { userUuid: created.user_uuid, scopes: ['*'], label: 'test' }, context())
+  await w.models.waitFor((await w.log.headPosition())!, ['users', 'personal_api_keys', 'environments', 'organizations', 'projects'])
+  return { ...created, email, key: key.value, headers: { authorization: `Bearer ${key.value}` } }
 }

@@ -1,0 +1,18 @@
+/** Invitations to join an organization; each lives on its own stream. */
+export type InviteCreated = {
+  type: 'InviteCreated'
+  data: {
+    inviteId: string; organizationId: string; email: string; firstName: string; level: number; message: string | null
+    createdBy: string; expiresAt: string; at: string
+  }
+}
+export type InviteDeleted = { type: 'InviteDeleted'; data: { inviteId: string; organizationId: string; at: string } }
+/** The invitee became a user of the organization; the invite is used up. */
+export type InviteAccepted = { type: 'InviteAccepted'; data: { inviteId: string; organizationId: string; userUuid: string; at: string } }
+
+export type InviteEvent = InviteCreated | InviteDeleted | InviteAccepted
+
+export const inviteStream = (id: string) => `invite-${id}`
+
+/** PostHog's invites are good for three days. */
+export const INVITE_DAYS_VALIDITY = 3
