@@ -1,4 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
+import { timingSafeEqual } from 'node:crypto'
+import { z } from 'zod'
 import type { JsonObject } from '../eventlog/port.js'
 import { hashApiKey } from '../accounts/commands.js'
 import { AuthenticationFailed, NotAuthenticated, PermissionDenied } from '../kernel/errors.js'
@@ -51,16 +53,24 @@ const presentedKey = (request: FastifyRequest): { key: string; source: string } 
   const header = request.headers.authorization
   const bearer = typeof header === 'string' ? BEARER.exec(header.trim()) : null
   if (bearer) return { key: bearer[1]!.trim(), source: 'Authorization header' }
-  const body = request.body as Record<string, unknown> | undefined
-  if (body && typeof body === 'object' && typeof body['personal_api_key'] === 'string') return { key: body['personal_api_key'], source: 'body' }
-  const query = request.query as Record<string, unknown> | undefined
-  if (query && typeof query['personal_api_key'] === 'string') return { key: query['personal_api_key'], source: 'query string' }
+  const body = Carrier.safeParse(request.body)
+  if (body.success && body.data.personal_api_key !== undefined) return { key: body.data.personal_api_key, source: 'body' }
+  const query = Carrier.safeParse(request.query)
+  if (query.success && query.data.personal_api_key !== undefined) return { key: query.data.personal_api_key, source: 'query string' }
   return null
 }
 
+/** A body or query string that may carry a key; anything else in it is the route's business. */
+const Carrier = z.looseObject({ personal_api_key: z.string().optional() })
+
+/** Stored and presented key hashes, compared in constant time. */
+const sameHash = (stored: unknown, presented: string): boolean =>
+  typeof stored === 'string' && stored.length === presented.length && timingSafeEqual(Buffer.from(stored), Buffer.from(presented))
+
 const resolveKey = async (models: ReadModels, key: string): Promise<Principal | null> => {
-  const [record] = await models.find('personal_api_keys', { where: { secure_value: hashApiKey(key) }, limit: 1 })
-  if (!record || record['revoked_at'] !== null) return null
+  const hash = hashApiKey(key)
+  const [record] = await models.find('personal_api_keys', { where: { secure_value: hash }, limit: 1 })
+  if (!record || !sameHash(record['secure_value'], hash) || record['revoked_at'] !== null) return null
   const user = await models.get<Principal['user']>('users', String(record['user_uuid']))
   // A member removed from their organization keeps the user record, but none of their keys works.
   if (!user || typeof user.organization_id !== 'string') return null
