@@ -125,6 +125,10 @@ t.test('hostile input on every endpoint: never a 5xx, always PostHog\'s shape, t
     ['PATCH', `/api/projects/${pid}/feature_flags/${flag.id}/`, fc.record({ filters: fc.jsonValue({ maxDepth: 5 }), active: fc.jsonValue(), deleted: fc.jsonValue() }, { requiredKeys: [] })],
     ['PATCH', `/api/environments/${w.installation.environment_id}/`, fc.record({ name: fc.jsonValue(), timezone: fc.jsonValue(), test_account_filters: fc.jsonValue(), anonymize_ips: fc.jsonValue(), session_recording_opt_in: fc.jsonValue() }, { requiredKeys: [] })],
     ['POST', `/api/projects/${pid}/environments/`, fc.record({ name: fc.jsonValue(), timezone: fc.jsonValue(), primary_dashboard: fc.jsonValue() }, { requiredKeys: [] })],
+    ['PATCH', '/api/organizations/@current/', fc.record({ name: fc.jsonValue() }, { requiredKeys: [] })],
+    ['POST', '/api/organizations/@current/invites/', fc.record({ target_email: fc.jsonValue(), level: fc.jsonValue(), first_name: fc.jsonValue(), message: fc.jsonValue() }, { requiredKeys: [] })],
+    ['PATCH', '/api/organizations/@current/members/00000000-0000-0000-0000-000000000000/', fc.record({ level: fc.jsonValue() }, { requiredKeys: [] })],
+    ['POST', '/api/personal_api_keys/', fc.record({ label: fc.jsonValue(), scopes: fc.jsonValue(), scoped_teams: fc.jsonValue(), scoped_organizations: fc.jsonValue() }, { requiredKeys: [] })],
   ]
   for (const [method, path, shape] of writes) {
     await fc.assert(fc.asyncProperty(hostileBody(shape), async (body) => {

@@ -29,6 +29,8 @@ t.test('a watchdog request every 10 ms is answered within 50 ms while a started 
     ...['/decide/?v=3', '/flags/?v=2'].flatMap((path) => fc.sample(hostileBody(decided), SAMPLES).map((body) => ({ method: 'POST', path, body, headers: {} }))),
     ...['dashboards/', 'feature_flags/', 'subscriptions/'].flatMap((route) =>
       fc.sample(hostileBody(managed), SAMPLES).map((body) => ({ method: 'POST', path: `/api/projects/${init.project_id}/${route}`, body, headers: auth }))),
+    ...['/api/organizations/@current/invites/', '/api/personal_api_keys/'].flatMap((path) =>
+      fc.sample(hostileBody(managed), SAMPLES).map((body) => ({ method: 'POST', path, body, headers: auth }))),
     ...['dashboards/', 'persons/', 'events/', 'feature_flags/'].flatMap((route) =>
       fc.sample(hostileQuery, SAMPLES).map((query) => ({ method: 'GET', path: `/api/projects/${init.project_id}/${route}?${query}`, body: null, headers: auth }))),
   ]
