@@ -30,6 +30,8 @@ export interface ProjectionStatus {
 export interface ProjectionHandle {
   /** Resolves true once everything up to `position` is applied, false after `timeoutMs` or a failure. */
   waitFor(position: Position, timeoutMs: number): Promise<boolean>
+  /** Everything at or before this position has been applied (null before the first event). */
+  readonly position: Position | null
 }
 
 /**

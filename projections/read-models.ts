@@ -51,6 +51,21 @@ export class ReadModels {
   }
 
   /**
+   * A stamp of what the projectors owning `collections` have applied, which changes whenever any
+   * of them applies or skips past an event: what was read under one stamp is still what they hold
+   * while the stamp stays the same. Null when those projectors do not run in this process.
+   */
+  stamp(collections: readonly string[]): string | null {
+    let stamp = ''
+    for (const collection of collections) {
+      const handle = this.options.projections?.activeRunner(this.owner(collection).name)
+      if (!handle) return null
+      stamp += `${handle.position?.commit ?? -1n}/${handle.position?.prepare ?? -1n};`
+    }
+    return stamp
+  }
+
+  /**
    * Read-your-writes: the document as it stands once its projector has applied `position` (the
    * position of the command's last event; null when the command changed nothing).
    */

@@ -135,7 +135,7 @@ export class ThreadedProjections implements Projections {
 
   activeRunner(name: string): ProjectionHandle | null {
     const waiters = this.waiters.get(name)
-    return waiters ? { waitFor: (position: Position, timeoutMs: number) => waiters.wait(position, timeoutMs) } : null
+    return waiters ? { waitFor: (position: Position, timeoutMs: number) => waiters.wait(position, timeoutMs), get position() { return waiters.position } } : null
   }
 
   catchingUp(): readonly string[] {

@@ -81,6 +81,33 @@ const resolveKey = async (models: ReadModels, key: string): Promise<Principal | 
   }
 }
 
+/** The read models a principal is read from. */
+const KEY_MODELS = ['personal_api_keys', 'users'] as const
+const REMEMBERED = 10_000
+
+/**
+ * Principals by key, kept in memory while the read models they were read from have not moved:
+ * any event those projections apply or pass (an issued or revoked key, a removed member) makes
+ * the next request read again, so a cached principal is never older than the read models.
+ */
+class KnownPrincipals {
+  private readonly byKey = new Map<string, { readonly stamp: string; readonly principal: Principal | null }>()
+
+  constructor(private readonly models: ReadModels) {}
+
+  async resolve(key: string): Promise<Principal | null> {
+    const stamp = this.models.stamp(KEY_MODELS)
+    const hit = stamp === null ? undefined : this.byKey.get(key)
+    if (hit && hit.stamp === stamp) return hit.principal
+    const principal = await resolveKey(this.models, key)
+    if (stamp !== null && principal !== null) {
+      if (this.byKey.size >= REMEMBERED) this.byKey.clear()
+      this.byKey.set(key, { stamp, principal })
+    }
+    return principal
+  }
+}
+
 /**
  * Authenticates routes that declare `config.scopes`. An unknown key may have just been issued
  * by `hedgelog keys create` in another process, so before refusing it the projections are given
@@ -88,17 +115,18 @@ const resolveKey = async (models: ReadModels, key: string): Promise<Principal | 
  */
 export const useAuth = (app: FastifyInstance, deps: AuthDeps): void => {
   app.decorateRequest('principal', null)
+  const known = new KnownPrincipals(deps.models)
   const authenticate = async (request: FastifyRequest): Promise<void> => {
     const required = request.routeOptions.config.scopes!
     const presented = presentedKey(request)
     if (!presented) throw new NotAuthenticated()
-    let principal = await resolveKey(deps.models, presented.key)
+    let principal = await known.resolve(presented.key)
     if (!principal) {
       // A short wait, so a flood of unknown keys cannot hold requests open while projections lag;
       // then always a fresh look, since the key may have been projected as the wait ran out.
       const head = await deps.log.headPosition()
-      if (head) await deps.models.waitFor(head, ['personal_api_keys', 'users'], UNKNOWN_KEY_WAIT_MS)
-      principal = await resolveKey(deps.models, presented.key)
+      if (head) await deps.models.waitFor(head, KEY_MODELS, UNKNOWN_KEY_WAIT_MS)
+      principal = await known.resolve(presented.key)
     }
     if (!principal) throw new AuthenticationFailed(`Personal API key found in request ${presented.source} is invalid.`)
     if (request.routeOptions.config.scopedKeys === false && principal.scopes !== null) {
