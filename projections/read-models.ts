@@ -3,6 +3,7 @@ import type { FindQuery, ReadStore } from '../src/readstore/port.js'
 import { checkpointName, physicalCollection } from './names.js'
 import type { Projections } from './projection-set.js'
 import type { Projector } from './projector.js'
+import { deepFreeze } from '../src/kernel/deep-freeze.js'
 import type { ProjectionRegistry } from './registry.js'
 
 export interface ReadModelsOptions {
@@ -13,12 +14,16 @@ export interface ReadModelsOptions {
   readonly projections?: Projections
 }
 
+/** Documents kept in memory by `get`, at most. */
+const KEPT_DOCUMENTS = 5000
+
 /**
  * What queries use: read models by their logical names, resolved to the active build of the
  * projector that owns them, and read-your-writes waits on that projector.
  */
 export class ReadModels {
   private readonly owners = new Map<string, Projector>()
+  private readonly kept = new Map<string, { readonly stamp: string; readonly doc: JsonObject | null }>()
 
   constructor(private readonly options: ReadModelsOptions) {
     for (const projector of options.projectors) {
@@ -38,8 +43,21 @@ export class ReadModels {
     return physicalCollection(collection, entry?.active ?? { version: projector.version, build: 1 })
   }
 
+  /**
+   * One document. Where its projector runs in this process, documents read are kept (frozen) while
+   * that projector stands still: any event it applies or passes makes the next read go to the store.
+   */
   async get<T extends JsonObject = JsonObject>(collection: string, id: string): Promise<T | null> {
-    return this.options.store.get<T>(await this.physical(collection), id)
+    const physical = await this.physical(collection)
+    const stamp = this.stamp([collection])
+    if (stamp === null) return this.options.store.get<T>(physical, id)
+    const key = `${physical}\u0000${id}`
+    const kept = this.kept.get(key)
+    if (kept && kept.stamp === stamp) return kept.doc as T | null
+    const doc = deepFreeze(await this.options.store.get<T>(physical, id))
+    if (this.kept.size >= KEPT_DOCUMENTS) this.kept.clear()
+    this.kept.set(key, { stamp, doc })
+    return doc
   }
 
   async find<T extends JsonObject = JsonObject>(collection: string, query?: FindQuery): Promise<T[]> {

@@ -2,6 +2,7 @@ import type { JsonObject, RecordedEvent } from '../src/eventlog/port.js'
 import type { DocumentChange, ReadStore } from '../src/readstore/port.js'
 import type { DocumentRef, Projector } from './projector.js'
 import { DecodedEvents } from './decoded-events.js'
+import { deepFreeze } from '../src/kernel/deep-freeze.js'
 
 /** `apply` asked for a document that is not loaded yet. */
 class NeedDocument {
@@ -16,14 +17,6 @@ export class ProjectorFailed extends Error {
 }
 
 const CACHE_LIMIT = 50_000
-
-const deepFreeze = <T>(value: T): T => {
-  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
-    Object.freeze(value)
-    for (const child of Object.values(value)) deepFreeze(child)
-  }
-  return value
-}
 
 const keyOf = (collection: string, id: string): string => `${collection}\u0000${id}`
 

@@ -56,6 +56,8 @@ t.test('a damaged page met by one read keeps health at 503 while other reads suc
     return get(collection, id)
   }
   t.teardown(() => { w.store.get = get })
+  // Another write moves the dashboards projection on, so the next read goes to the store.
+  t.equal((await w.app.inject({ method: 'POST', url: `/api/projects/${pid}/dashboards/`, ...api, payload: { name: 'other' } })).statusCode, 201)
   const one = await w.app.inject({ method: 'GET', url: `/api/projects/${pid}/dashboards/${made.id}/`, ...api })
   t.equal(one.statusCode, 503, 'the damaged read is a 503')
   t.same(one.json(), UNAVAILABLE)

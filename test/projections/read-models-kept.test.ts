@@ -1,0 +1,26 @@
+import t from 'tap'
+import { world } from '../support/world.js'
+
+t.test('documents are kept in memory while their projection stands still, and a write is read at once', async (t) => {
+  const w = await world(t)
+  const api = { headers: w.bearer(w.key.value) }
+  const pid = w.installation.project_id
+  const made = (await w.app.inject({ method: 'POST', url: `/api/projects/${pid}/dashboards/`, ...api, payload: { name: 'first' } })).json() as { id: number }
+  let storeReads = 0
+  const get = w.store.get.bind(w.store)
+  w.store.get = (async (collection: string, id: string) => {
+    if (collection.startsWith('dashboards')) storeReads++
+    return get(collection, id)
+  }) as typeof w.store.get
+
+  for (let i = 0; i < 5; i++) t.equal((await w.app.inject({ method: 'GET', url: `/api/projects/${pid}/dashboards/${made.id}/`, ...api })).json().name, 'first')
+  t.ok(storeReads <= 1, `five reads, ${storeReads} from the store`)
+
+  const renamed = await w.app.inject({ method: 'PATCH', url: `/api/projects/${pid}/dashboards/${made.id}/`, ...api, payload: { name: 'second' } })
+  t.equal(renamed.json().name, 'second', 'the write answers with the new state')
+  t.equal((await w.app.inject({ method: 'GET', url: `/api/projects/${pid}/dashboards/${made.id}/`, ...api })).json().name, 'second', 'the next read sees it')
+
+  const kept = await w.models.get<{ name: string }>('dashboards', String(made.id))
+  t.ok(Object.isFrozen(kept), 'a kept document is frozen, so no caller can change what others read')
+  t.throws(() => { (kept as { name: string }).name = 'changed' }, TypeError)
+})
