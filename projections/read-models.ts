@@ -14,8 +14,10 @@ export interface ReadModelsOptions {
   readonly projections?: Projections
 }
 
-/** Documents kept in memory by `get`, at most. */
+/** Documents kept in memory by `get`, and by `find` over all its queries, at most. */
 const KEPT_DOCUMENTS = 5000
+/** Query results kept in memory by `find`, at most. */
+const KEPT_QUERIES = 1000
 
 /**
  * What queries use: read models by their logical names, resolved to the active build of the
@@ -24,6 +26,8 @@ const KEPT_DOCUMENTS = 5000
 export class ReadModels {
   private readonly owners = new Map<string, Projector>()
   private readonly kept = new Map<string, { readonly stamp: string; readonly doc: JsonObject | null }>()
+  private readonly found = new Map<string, { readonly stamp: string; readonly docs: readonly JsonObject[] }>()
+  private foundDocuments = 0
 
   constructor(private readonly options: ReadModelsOptions) {
     for (const projector of options.projectors) {
@@ -60,8 +64,23 @@ export class ReadModels {
     return doc
   }
 
+  /** Documents by query; kept in memory, frozen, as `get` keeps them; the array is the caller's. */
   async find<T extends JsonObject = JsonObject>(collection: string, query?: FindQuery): Promise<T[]> {
-    return this.options.store.find<T>(await this.physical(collection), query)
+    const physical = await this.physical(collection)
+    const stamp = this.stamp([collection])
+    if (stamp === null) return this.options.store.find<T>(physical, query)
+    const key = `${physical}\u0000${JSON.stringify(query ?? null)}`
+    const kept = this.found.get(key)
+    // Each caller gets its own array (which it may sort) of the shared, frozen documents.
+    if (kept && kept.stamp === stamp) return kept.docs.slice() as T[]
+    const docs = deepFreeze(await this.options.store.find<T>(physical, query))
+    this.foundDocuments += docs.length
+    if (this.found.size >= KEPT_QUERIES || this.foundDocuments > KEPT_DOCUMENTS) {
+      this.found.clear()
+      this.foundDocuments = docs.length
+    }
+    this.found.set(key, { stamp, docs })
+    return docs.slice()
   }
 
   async count(collection: string, where?: FindQuery['where']): Promise<number> {

@@ -24,3 +24,19 @@ t.test('documents are kept in memory while their projection stands still, and a 
   t.ok(Object.isFrozen(kept), 'a kept document is frozen, so no caller can change what others read')
   t.throws(() => { (kept as { name: string }).name = 'changed' }, TypeError)
 })
+
+t.test('query results are kept too: each caller gets its own array of the shared frozen documents', async (t) => {
+  const w = await world(t)
+  const api = { headers: w.bearer(w.key.value) }
+  const pid = w.installation.project_id
+  for (const name of ['b', 'a', 'c']) await w.app.inject({ method: 'POST', url: `/api/projects/${pid}/dashboards/`, ...api, payload: { name } })
+  const where = { where: { environment_id: w.installation.environment_id } }
+  const first = await w.models.find<{ name: string }>('dashboards', where)
+  first.sort((x, y) => x.name.localeCompare(y.name))
+  const second = await w.models.find<{ name: string }>('dashboards', where)
+  t.not(first, second, 'a fresh array per call')
+  t.same(second.map((d) => d.name), ['b', 'a', 'c'], 'one caller sorting its array changes nothing for the next')
+  t.ok(second.every((d) => Object.isFrozen(d)), 'the documents are frozen')
+  await w.app.inject({ method: 'POST', url: `/api/projects/${pid}/dashboards/`, ...api, payload: { name: 'd' } })
+  t.equal((await w.models.find('dashboards', where)).length, 4, 'a write is seen by the next query')
+})
