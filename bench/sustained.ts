@@ -10,14 +10,18 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 type Model = 'persons' | 'events' | 'sessions' | 'groups'
 
+/** Batches of 100 events per second: the sustained rate the default `serve` must keep up with. */
+const RATE = 400
+
 /**
- * `/batch/` of 100 events on the default `serve` for `seconds`, 16 connections, while a probe
+ * `/batch/` of 100 events on the default `serve` (both cores: it is measured against the rate, not
+ * against a bare route) at 40,000 events/s, open loop, for `seconds`, while a probe
  * sends a new person property, event, session and group (`$groupidentify`) every 250 ms and polls the
  * API until each read model shows it: the time from acknowledgement to readable, per read model.
  */
 export const sustainedFigures = async (seconds: number): Promise<Figure[]> => {
   const installed = await install()
-  const service = await startHedgelog(installed.dir, '0')
+  const service = await startHedgelog(installed.dir, '0,1')
   try {
     await projected(service.address)
     const api = client(service.address, installed)
@@ -26,7 +30,7 @@ export const sustainedFigures = async (seconds: number): Promise<Figure[]> => {
       batch: Array.from({ length: 100 }, (_, i) => ({ ...pageview(i), properties: { ...pageview(i).properties, $session_id: `s-${i}`, $groups: { company: `c-${i % 10}` }, $set: { n: i } } })),
     })
     const background = autocannon({
-      url: `${service.address}/batch/`, method: 'POST', body: batch, connections: 16, duration: seconds,
+      url: `${service.address}/batch/`, method: 'POST', body: batch, connections: 16, duration: seconds, overallRate: RATE,
       headers: { 'content-type': 'application/json' },
     })
     const latencies: Record<Model, number[]> = { persons: [], events: [], sessions: [], groups: [] }
@@ -67,7 +71,7 @@ export const sustainedFigures = async (seconds: number): Promise<Figure[]> => {
     const failed = loaded.non2xx + loaded.errors + loaded.timeouts
     const rate = (loaded.requests.total * 100) / seconds
     return [
-      measured(TARGETS.batchDefault(seconds), failed > 0 ? 0 : rate, `${loaded.requests.total} batches, ${failed} failed`),
+      measured(TARGETS.batchDefault(seconds), failed > 0 ? 0 : rate, `${loaded.requests.total} batches sent at ${RATE}/s, ${failed} failed, p99 ${loaded.latency.p99} ms`),
       ...(Object.keys(latencies) as Model[]).map((model) => measured(
         TARGETS.readable(model),
         unread[model] > 0 ? Number.POSITIVE_INFINITY : percentile(latencies[model], 0.99),

@@ -6,13 +6,17 @@ import type { ProjectionView, Projector } from './projector.js'
 
 /**
  * What every captured-event projector shares: it reads capture requests and committed historical
- * imports (whose chunks it sees as capture requests, applied whole in one commit); it commits every
- * 50 log events, since one log event can hold hundreds of analytics events; and when it fails on a
+ * imports (whose chunks it sees as capture requests, applied whole in one commit); it commits once a
+ * batch holds about 1,000 analytics events, however many log events carried them; and when it fails on a
  * request, only the analytics events it fails on are quarantined.
  */
 export const capturedEvents = {
   handles: [EVENTS_CAPTURED, IMPORT_COMMITTED],
-  batchSize: 50,
+  batchSize: 1000,
+  weight: (event: RecordedEvent): number => {
+    const events = (event.data as Partial<EventsCapturedData>).events
+    return Array.isArray(events) ? Math.max(1, events.length) : 1
+  },
   expand: (event: RecordedEvent, log: EventLog) => (event.type === IMPORT_COMMITTED ? capturedFromImport(log, event) : null),
   split: (event: RecordedEvent): RecordedEvent[] => {
     const data = event.data as EventsCapturedData

@@ -27,10 +27,13 @@ export interface Projector {
   /** Fields to index, per collection, created before the first commit. */
   readonly indexes?: Readonly<Record<string, readonly (readonly string[])[]>>
   /**
-   * Log events folded before a commit, at most (default 500). A projector whose log events each
-   * change many documents asks for fewer, so one commit never holds the process up for long.
+   * How much work a batch may hold before it is committed (default 500): log events, or the
+   * projector's own `weight` of them. Small commits keep the store's write lock, and the thread,
+   * free for others.
    */
   readonly batchSize?: number
+  /** The work one log event stands for (default 1), e.g. the analytics events in a capture request. */
+  weight?(event: RecordedEvent): number
   /**
    * The documents `apply` will read for `event`, so the runtime can load them together instead
    * of one at a time. `peek` answers from what is loaded already (undefined when not loaded);

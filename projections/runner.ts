@@ -168,6 +168,8 @@ export class ProjectionRunner {
   private async run(items: AsyncIterator<SubscriptionItem>): Promise<void> {
     const idleCheckpointMs = this.options.idleCheckpointMs ?? 1000
     const batch: RecordedEvent[] = []
+    let weight = 0
+    const weightOf = this.options.projector.weight ?? (() => 1)
     let pending: Promise<IteratorResult<SubscriptionItem>> | null = null
     while (!this.stopRequested) {
       pending ??= items.next()
@@ -178,6 +180,7 @@ export class ProjectionRunner {
       if (result === IDLE) {
         if (batch.length > 0) await this.flush(batch)
         else await this.persist(this.unpersisted!)
+        weight = 0
         continue
       }
       pending = null
@@ -185,9 +188,14 @@ export class ProjectionRunner {
       const item = result.value
       if (item.kind === 'event') {
         batch.push(item.event)
-        if (batch.length >= this.batchLimit()) await this.flush(batch)
+        weight += weightOf(item.event)
+        if (weight >= this.batchLimit()) {
+          await this.flush(batch)
+          weight = 0
+        }
       } else {
         await this.flush(batch)
+        weight = 0
         if (item.kind === 'checkpoint') await this.skipTo(item.position)
         else if (this.status !== 'live') {
           this.status = 'live'

@@ -15,6 +15,8 @@ export class StorageError extends Error {
 export interface OpenStorageOptions {
   /** Told when an unreadable embedded read store was moved aside to be rebuilt from the log. */
   readonly onReadStoreMovedAside?: (path: string, movedTo: string, reason: string) => void
+  /** How long an embedded read store write waits for another connection's lock (default 5 s). */
+  readonly readStoreBusyTimeoutMs?: number
 }
 
 const reasonOf = (error: unknown): string => {
@@ -44,6 +46,9 @@ const openSqliteEventLog = (path: string): SqliteEventLog => {
   }
 }
 
+const storeOptions = (path: string, options: OpenStorageOptions) =>
+  ({ path, ...(options.readStoreBusyTimeoutMs !== undefined ? { busyTimeoutMs: options.readStoreBusyTimeoutMs } : {}) })
+
 /**
  * The embedded read store; one that SQLite cannot read is moved aside (with its journal files)
  * and started afresh, since the projections rebuild every read model from the log.
@@ -51,13 +56,13 @@ const openSqliteEventLog = (path: string): SqliteEventLog => {
 const openSqliteReadStore = (path: string, options: OpenStorageOptions): SqliteReadStore => {
   ensureWritableDirectory(path)
   try {
-    return new SqliteReadStore({ path })
+    return new SqliteReadStore(storeOptions(path, options))
   } catch (error) {
     if (!isBrokenStoreError(error)) throw new StorageError(`cannot open the read store ${path}: ${reasonOf(error)}`)
     const movedTo = `${path}.unreadable-${new Date().toISOString().replace(/[:.]/g, '-')}`
     for (const suffix of ['', '-wal', '-shm']) if (existsSync(path + suffix)) renameSync(path + suffix, movedTo + suffix)
     options.onReadStoreMovedAside?.(path, movedTo, reasonOf(error))
-    return new SqliteReadStore({ path })
+    return new SqliteReadStore(storeOptions(path, options))
   }
 }
 

@@ -10,6 +10,11 @@ import {
 export interface SqliteReadStoreOptions {
   /** File path, or `:memory:`. */
   readonly path: string
+  /**
+   * How long a write waits for another connection's write lock (default 5 s). The thread that
+   * serves requests uses a short wait, since SQLite waits by blocking the thread.
+   */
+  readonly busyTimeoutMs?: number
 }
 
 const SCHEMA = `
@@ -70,7 +75,7 @@ export class SqliteReadStore implements ReadStore {
     this.db = new Database(options.path)
     this.db.pragma('journal_mode = WAL')
     this.db.pragma('synchronous = NORMAL')
-    this.db.pragma('busy_timeout = 5000')
+    this.db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`)
     this.db.exec(SCHEMA)
   }
 
@@ -220,11 +225,17 @@ export class SqliteReadStore implements ReadStore {
     for (const sql of this.statements.keys()) if (sql.includes(table(collection))) this.statements.delete(sql)
   }
 
+  /** A lease that cannot be written now (another connection holds the write lock) is not taken this time. */
   async acquireLease(name: string, owner: string, ttlMs: number, now: number): Promise<boolean> {
-    const taken = this.statement(`INSERT INTO leases (name, owner, expires_at) VALUES (?, ?, ?)
-      ON CONFLICT (name) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at
-      WHERE leases.owner = excluded.owner OR leases.expires_at <= ?`).run(name, owner, now + ttlMs, now)
-    return taken.changes === 1
+    try {
+      const taken = this.statement(`INSERT INTO leases (name, owner, expires_at) VALUES (?, ?, ?)
+        ON CONFLICT (name) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at
+        WHERE leases.owner = excluded.owner OR leases.expires_at <= ?`).run(name, owner, now + ttlMs, now)
+      return taken.changes === 1
+    } catch (error) {
+      if ((error as { code?: unknown }).code === 'SQLITE_BUSY') return false
+      throw error
+    }
   }
 
   async releaseLease(name: string, owner: string): Promise<void> {

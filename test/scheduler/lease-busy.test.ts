@@ -1,0 +1,20 @@
+import t from 'tap'
+import Database from 'better-sqlite3'
+import { join } from 'node:path'
+import { SqliteReadStore } from '../../src/readstore/sqlite.js'
+import { tempDir } from '../support/temp.js'
+
+t.test('a lease write that meets another connection\'s write lock gives up at once instead of blocking the thread', async (t) => {
+  const path = join(tempDir(t), 'readmodels.sqlite')
+  const store = new SqliteReadStore({ path, busyTimeoutMs: 20 })
+  t.teardown(() => store.close())
+  t.equal(await store.acquireLease('scheduler', 'a', 10_000, Date.now()), true, 'taken while nobody writes')
+  const other = new Database(path)
+  other.exec('BEGIN IMMEDIATE')
+  const started = performance.now()
+  t.equal(await store.acquireLease('scheduler', 'a', 10_000, Date.now()), false, 'not renewed while another connection writes')
+  t.ok(performance.now() - started < 500, 'and the thread was not held waiting')
+  other.exec('ROLLBACK')
+  other.close()
+  t.equal(await store.acquireLease('scheduler', 'a', 10_000, Date.now()), true, 'renewed once the lock is free')
+})
