@@ -13,13 +13,17 @@ const decoded = (text: string): string => {
   }
 }
 
+/** Path segments that hold a key or token (`/array/{token}/config`), decoded first. */
+const redactPath = (path: string): string =>
+  path.split('/').map((segment) => (SECRET_VALUE.test(decoded(segment)) ? '[redacted]' : segment)).join('/')
+
 /**
  * The URL with the value of every secret parameter replaced, recognised by its decoded name (so
  * `personal%5Fapi%5Fkey` is caught too), and any value that holds a key or token.
  */
 export const redactUrl = (url: string): string => {
   const queryAt = url.indexOf('?')
-  if (queryAt < 0) return url
+  if (queryAt < 0) return redactPath(url)
   const hashAt = url.indexOf('#', queryAt)
   const query = url.slice(queryAt + 1, hashAt < 0 ? undefined : hashAt)
   const redacted = query.split('&').map((pair) => {
@@ -28,7 +32,7 @@ export const redactUrl = (url: string): string => {
     const name = decoded(pair.slice(0, equals)).toLowerCase()
     return SECRET_PARAMETERS.has(name) || SECRET_VALUE.test(decoded(pair.slice(equals + 1))) ? `${pair.slice(0, equals)}=[redacted]` : pair
   })
-  return `${url.slice(0, queryAt + 1)}${redacted.join('&')}${hashAt < 0 ? '' : url.slice(hashAt)}`
+  return `${redactPath(url.slice(0, queryAt))}?${redacted.join('&')}${hashAt < 0 ? '' : url.slice(hashAt)}`
 }
 
 /** One line per completed request, with secrets in the URL redacted. */

@@ -3,7 +3,7 @@ import type { EventData, EventLog, JsonObject, Position } from '../eventlog/port
 import { comparePositions } from '../eventlog/port.js'
 import { EVENTS_CAPTURED, type CapturedEvent } from './captured-event.js'
 import { unavailable } from './errors.js'
-import { groupAppends, packEvents, surelyFitsOneAppend, weigh, weightOf, type Pack } from './packing.js'
+import { groupAppends, packEvents, surelyFitsOneAppend, weighSliced, weightOf, type Pack } from './packing.js'
 import { requestEventId, stableEventId } from './stable-id.js'
 
 export interface CapturedBatch {
@@ -41,9 +41,11 @@ const appendOnce = async (log: EventLog, stream: string, events: EventData[]): P
 
 /**
  * Writes one accepted request's events: packed many to an `EventsCaptured` log event, and split
- * over as few appends as the append budget allows (one for any ordinary request). Several
- * appends go to sibling streams at once, so the embedded log commits them together. Resolves
- * with the last position written once every append is durable (null when all were already).
+ * over as few appends as the append budget allows (one for any ordinary request). A request that
+ * needs several appends makes them one after another, to sibling streams: each commit then stays
+ * within one append's size, however large the request, so none holds the event loop for long
+ * (a retried request finds the parts already written and writes only the rest). Resolves with
+ * the last position written once every append is durable (null when all were already).
  */
 export const appendCaptured = async (log: EventLog, batch: CapturedBatch): Promise<Position | null> => {
   const { environmentId, requestId, events, metadata, source } = batch
@@ -52,9 +54,10 @@ export const appendCaptured = async (log: EventLog, batch: CapturedBatch): Promi
   const wrapper = weightOf(EVENTS_CAPTURED, emptyData, metadataBytes)
   const packs: Pack[] = source && surelyFitsOneAppend(source.textBytes, events.length, source.ipBytes, wrapper)
     ? [{ events: [...events], bytes: 0 }]
-    : packEvents(events, weigh(events), wrapper)
+    : packEvents(events, await weighSliced(events), wrapper)
   const records = packs.map((pack) => ({ pack, weight: wrapper + pack.bytes - 1 }))
-  const appends = groupAppends(records).map((group, part) => {
+  let last: Position | null = null
+  for (const [part, group] of groupAppends(records).entries()) {
     const stream = ingestStream(environmentId, requestId, part)
     const data = group.map(({ pack }, index): EventData => ({
       id: part === 0 && index === 0 ? requestEventId(requestId) : stableEventId(`${stream}:${index}`),
@@ -62,10 +65,7 @@ export const appendCaptured = async (log: EventLog, batch: CapturedBatch): Promi
       data: { environmentId, events: pack.events },
       metadata,
     }))
-    return appendOnce(log, stream, data)
-  })
-  let last: Position | null = null
-  for (const position of await Promise.all(appends)) {
+    const position = await appendOnce(log, stream, data)
     if (position && (!last || comparePositions(position, last) > 0)) last = position
   }
   return last

@@ -4,11 +4,14 @@ import { SCHEMA_VERSION } from '../kernel/handle-command.js'
 import { newEventId, newUlid } from '../kernel/ids.js'
 import { appendCaptured } from './append.js'
 import type { CapturedEvent } from './captured-event.js'
-import { decodeIngestText, parseIngestJson, type IngestRequestLike } from './decode.js'
+import type { IngestRequestLike } from './decode.js'
+import { decodeJobOf, isHeavy, runDecodeJob, type DecodedRequest } from './decode-job.js'
+import type { DecodePool } from './decode-pool.js'
 import { unknownToken } from './errors.js'
 import { importHistorical } from './historical.js'
 import { normaliseEvent, type DropReason, type RequestContext } from './normalise.js'
-import { readCaptureRequest, withoutPerformanceEvents, type RawEvent } from './payload.js'
+import { withoutPerformanceEvents, type RawEvent } from './payload.js'
+import { forEachSliced } from './slices.js'
 import { requestSentAt } from './timestamp.js'
 import { requestToken } from './token.js'
 
@@ -17,6 +20,8 @@ export interface CaptureDeps {
   /** Project token → environment id, or null for a token no environment has. */
   readonly resolveToken: (token: string) => Promise<number | null> | number | null
   readonly onDrop?: (reason: DropReason) => void
+  /** Decoding threads for heavy requests; without them every request is decoded on the loop. */
+  readonly decoder?: DecodePool
 }
 
 export interface CaptureInput extends IngestRequestLike {
@@ -47,9 +52,15 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
  * A request whose every event carries its own uuid is named by its content, so an SDK's retry
  * of the same body lands on the same streams and is recognised; otherwise it gets a fresh id.
  */
-const requestIdOf = (environmentId: number, text: string, events: readonly RawEvent[], now: number): string => {
+const requestIdOf = (environmentId: number, textDigest: string, events: readonly RawEvent[], now: number): string => {
   if (!events.every((e) => typeof e['uuid'] === 'string' && UUID.test(e['uuid']))) return newEventId(now)
-  return createHash('sha256').update(`${environmentId}\n`).update(text).digest('hex').slice(0, 32)
+  return createHash('sha256').update(`${environmentId}\n${textDigest}`).digest('hex').slice(0, 32)
+}
+
+/** Heavy requests are decoded on a thread, so that inflating and parsing never hold the loop. */
+const decodeRequest = (deps: CaptureDeps, input: CaptureInput): Promise<DecodedRequest> => {
+  const job = decodeJobOf(input)
+  return deps.decoder && isHeavy(job) ? deps.decoder.decode(job) : runDecodeJob(job)
 }
 
 /**
@@ -59,8 +70,7 @@ const requestIdOf = (environmentId: number, text: string, events: readonly RawEv
  */
 export const capture = async (deps: CaptureDeps, input: CaptureInput): Promise<CaptureOutcome> => {
   const now = Date.now()
-  const text = await decodeIngestText(input, input.maxDecodedBytes === undefined ? {} : { maxDecodedBytes: input.maxDecodedBytes })
-  const request = readCaptureRequest(parseIngestJson(text), { engage: input.engage === true })
+  const { request, textBytes, digest } = await decodeRequest(deps, input)
   const events = withoutPerformanceEvents(request.events)
   if (events.length === 0) return { accepted: 0, dropped: request.events.length, position: null }
   const token = requestToken(request)
@@ -71,11 +81,11 @@ export const capture = async (deps: CaptureDeps, input: CaptureInput): Promise<C
   const nowIso = new Date(now).toISOString()
   const context: RequestContext = { now, nowIso, sentAt, sentAtIso: sentAt === null ? null : new Date(sentAt).toISOString(), ip: input.ip }
   const captured: CapturedEvent[] = []
-  for (const raw of events) {
+  await forEachSliced(events, (raw) => {
     const result = normaliseEvent(raw, context)
     if (result.ok) captured.push(result.event)
     else deps.onDrop?.(result.drop)
-  }
+  })
   const dropped = request.events.length - captured.length
   if (captured.length === 0) return { accepted: 0, dropped, position: null }
 
@@ -85,10 +95,10 @@ export const capture = async (deps: CaptureDeps, input: CaptureInput): Promise<C
     const committed = await importHistorical(deps.log, { environmentId, batchId, events: captured, metadata })
     return { accepted: captured.length, dropped, position: committed.position, batchId }
   }
-  const requestId = requestIdOf(environmentId, text, events, now)
+  const requestId = requestIdOf(environmentId, digest, events, now)
   const position = await appendCaptured(deps.log, {
     environmentId, requestId, events: captured, metadata: ingestMetadata(requestId, token, nowIso),
-    source: { textBytes: Buffer.byteLength(text), ipBytes: input.ip === null ? 0 : Buffer.byteLength(input.ip) },
+    source: { textBytes, ipBytes: input.ip === null ? 0 : Buffer.byteLength(input.ip) },
   })
   return { accepted: captured.length, dropped, position }
 }

@@ -7,7 +7,7 @@ import {
   IMPORT_CHUNK_APPENDED, IMPORT_COMMITTED, IMPORT_COMPLETED, IMPORT_STARTED, importLogStream, importStream,
   type ImportChunkAppendedData, type ImportCommittedData, type ImportCompletedData, type ImportStartedData,
 } from './import-events.js'
-import { groupAppends, packEvents, weigh, weightOf } from './packing.js'
+import { groupAppends, packEvents, weighSliced, weightOf } from './packing.js'
 import { stableEventId } from './stable-id.js'
 
 export interface HistoricalBatch {
@@ -27,11 +27,11 @@ export interface CommittedImport {
 type Planned = { readonly type: string; readonly data: JsonObject; readonly weight: number }
 
 /** The import stream's records: ImportStarted, the chunks in order, ImportCompleted. */
-const planImport = (batch: HistoricalBatch): Planned[] => {
+const planImport = async (batch: HistoricalBatch): Promise<Planned[]> => {
   const { environmentId, batchId, events, metadata } = batch
   const metadataBytes = Buffer.byteLength(JSON.stringify(metadata))
   const digest = createHash('sha256')
-  const weights = weigh(events, (json) => digest.update(json).update('\n'))
+  const weights = await weighSliced(events, (json) => digest.update(json).update('\n'))
   const sha256 = digest.digest('hex')
   const emptyChunk = Buffer.byteLength(JSON.stringify({ seq: 0, events: [] })) + 12
   const chunkWrapper = weightOf(IMPORT_CHUNK_APPENDED, emptyChunk, metadataBytes)
@@ -99,7 +99,7 @@ const commitImport = async (log: EventLog, data: ImportCommittedData, metadata: 
  */
 export const importHistorical = async (log: EventLog, batch: HistoricalBatch): Promise<CommittedImport> => {
   const stream = importStream(batch.environmentId, batch.batchId)
-  const planned = planImport(batch)
+  const planned = await planImport(batch)
   let expected: bigint | 'no_stream' = 'no_stream'
   let revision = 0
   for (const group of groupAppends(planned)) {

@@ -1,6 +1,7 @@
 import { DEFAULT_MAX_APPEND_SIZE, recordSize } from '../eventlog/append-rules.js'
 import type { CapturedEvent } from './captured-event.js'
 import { tooLarge } from './errors.js'
+import { forEachSliced } from './slices.js'
 
 /** What one append may weigh, counted as the log counts it, with a tenth kept in reserve. */
 export const APPEND_BUDGET = Math.floor(DEFAULT_MAX_APPEND_SIZE * 0.9)
@@ -21,6 +22,17 @@ export const weigh = (events: readonly CapturedEvent[], observe?: (json: string)
     observe?.(json)
     return Buffer.byteLength(json)
   })
+
+/** `weigh`, a slice at a time, handing the event loop back in between: for requests of any size. */
+export const weighSliced = async (events: readonly CapturedEvent[], observe?: (json: string) => void): Promise<number[]> => {
+  const weights = new Array<number>(events.length)
+  await forEachSliced(events, (event, i) => {
+    const json = JSON.stringify(event)
+    observe?.(json)
+    weights[i] = Buffer.byteLength(json)
+  })
+  return weights
+}
 
 /**
  * Splits events, in order, into packs of at most `RECORD_BUDGET` bytes (one event always fits in

@@ -8,12 +8,15 @@ import { decodeIngestBody } from './decode.js'
 import { answerPreflight } from './cors.js'
 import { CaptureError, decodingFailed, internalError, tooLarge } from './errors.js'
 import { TokenResolver } from './environments.js'
+import { DecodePool } from './decode-pool.js'
 
 export interface IngestDeps {
   readonly log: EventLog
   readonly models: ReadModels
   /** One token cache for every public endpoint of the process; a fresh one when not given. */
   readonly tokens?: TokenResolver
+  /** Threads that decode heavy requests; a pool of this plugin's own when not given. */
+  readonly decoder?: DecodePool
 }
 
 const MiB = 1024 * 1024
@@ -47,6 +50,8 @@ const toCaptureError = (error: unknown): CaptureError => {
 /** `/capture/`, `/batch/` and PostHog's other capture paths, with CORS and PostHog's error bodies. */
 export const ingestRoutes: FastifyPluginAsync<IngestDeps> = async (app, deps) => {
   const tokens = deps.tokens ?? new TokenResolver(deps)
+  const decoder = deps.decoder ?? new DecodePool()
+  if (!deps.decoder) app.addHook('onClose', () => decoder.close())
   useRawBodies(app)
   app.setErrorHandler((error, request, reply) => {
     const refusal = toCaptureError(error)
@@ -59,6 +64,7 @@ export const ingestRoutes: FastifyPluginAsync<IngestDeps> = async (app, deps) =>
       log: deps.log,
       resolveToken: (token) => tokens.resolve(token),
       onDrop: (reason) => request.log.debug({ reason }, 'event dropped'),
+      decoder,
     }, { body: request.body, headers: request.headers, query: request.query, ip: clientIp(request.headers['x-forwarded-for'], request.socket.remoteAddress), engage: path === '/engage' })
     if ((request.query as Record<string, unknown>)['beacon'] === '1') return reply.status(204).send()
     return reply.header('content-type', 'application/json; charset=utf-8').send(OK_BODY)

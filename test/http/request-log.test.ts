@@ -14,6 +14,8 @@ t.test('keys and tokens in a query string are redacted', async (t) => {
   t.equal(redactUrl('/e/?data=eyJ0b2tlbiI6InBoY19hYmMifQ%3D%3D&ip=1'), '/e/?data=[redacted]&ip=1', 'ingestion payloads carry the token')
   t.equal(redactUrl('/x/?anything=phc_abc&y=2'), '/x/?anything=[redacted]&y=2', 'a key or token is redacted under any name')
   t.equal(redactUrl('/x/?q=%E0%A4%A'), '/x/?q=%E0%A4%A', 'malformed escapes are left as they are')
+  t.equal(redactUrl('/array/phc_abc/config?x=1'), '/array/[redacted]/config?x=1', 'a token in the path')
+  t.equal(redactUrl('/array/phc%5Fabc/config.js'), '/array/[redacted]/config.js', 'an encoded token in a path without a query')
 })
 
 t.test('request logs never carry the key a client sent in the URL', async (t) => {

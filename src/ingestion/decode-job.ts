@@ -1,0 +1,70 @@
+import { createHash } from 'node:crypto'
+import { decodeIngestText, parseIngestJson, type IngestRequestLike } from './decode.js'
+import { tooLarge } from './errors.js'
+import { MAX_EVENTS_PER_REQUEST, OFF_LOOP_BYTES } from './limits.js'
+import { readCaptureRequest, type CaptureRequest } from './payload.js'
+
+/** What decoding a capture request needs, as plain data that can cross to a decoding thread. */
+export interface DecodeJob {
+  readonly body: Uint8Array | string | undefined
+  readonly headers: { readonly 'content-type'?: string; readonly 'content-encoding'?: string }
+  readonly query: { readonly data?: string; readonly compression?: string }
+  readonly engage: boolean
+  readonly maxDecodedBytes?: number
+}
+
+/** A decoded request, and what the rest of capture needs to know of the text it came from. */
+export interface DecodedRequest {
+  readonly request: CaptureRequest
+  readonly textBytes: number
+  /** SHA-256 of the decoded text: names a request whose events all carry their uuid. */
+  readonly digest: string
+}
+
+const stringOrUndefined = (value: unknown): string | undefined => (typeof value === 'string' ? value : Array.isArray(value) && typeof value[0] === 'string' ? value[0] : undefined)
+
+/** Keeps only what the decoder reads of a request, so it can be posted to a thread. */
+export const decodeJobOf = (input: IngestRequestLike & { readonly engage?: boolean; readonly maxDecodedBytes?: number }): DecodeJob => {
+  const query = (input.query !== null && typeof input.query === 'object' ? input.query : {}) as Record<string, unknown>
+  const { body } = input
+  const data = stringOrUndefined(query['data'])
+  const compression = stringOrUndefined(query['compression'])
+  const contentType = stringOrUndefined(input.headers['content-type'])
+  const contentEncoding = stringOrUndefined(input.headers['content-encoding'])
+  return {
+    body: Buffer.isBuffer(body) || typeof body === 'string' ? body : undefined,
+    headers: { ...(contentType === undefined ? {} : { 'content-type': contentType }), ...(contentEncoding === undefined ? {} : { 'content-encoding': contentEncoding }) },
+    query: { ...(data === undefined ? {} : { data }), ...(compression === undefined ? {} : { compression }) },
+    engage: input.engage === true,
+    ...(input.maxDecodedBytes === undefined ? {} : { maxDecodedBytes: input.maxDecodedBytes }),
+  }
+}
+
+const GZIP_MAGIC = 0x1f8b
+
+/**
+ * Whether decoding could cost more than a moment: a large body, or one that is compressed or
+ * form-encoded (both can hide a payload many times larger than what was received).
+ */
+export const isHeavy = (job: DecodeJob): boolean => {
+  const { body } = job
+  const size = body === undefined ? 0 : typeof body === 'string' ? body.length : body.byteLength
+  if (size >= OFF_LOOP_BYTES || (job.query.data?.length ?? 0) >= OFF_LOOP_BYTES) return true
+  if (job.query.compression !== undefined || job.headers['content-encoding'] !== undefined) return true
+  if (job.headers['content-type']?.toLowerCase().includes('x-www-form-urlencoded')) return true
+  return body instanceof Uint8Array && body.byteLength >= 2 && ((body[0]! << 8) | body[1]!) === GZIP_MAGIC
+}
+
+/** Refuses a request with more events than one request may carry, in capture's 413 shape. */
+export const checkEventCount = (count: number): void => {
+  if (count > MAX_EVENTS_PER_REQUEST) throw tooLarge(`request holds ${count} events, more than the ${MAX_EVENTS_PER_REQUEST} allowed in one request`)
+}
+
+/** Decodes, parses and recognises a capture request; the same work on a thread or on the loop. */
+export const runDecodeJob = async (job: DecodeJob): Promise<DecodedRequest> => {
+  const body = job.body instanceof Uint8Array && !Buffer.isBuffer(job.body) ? Buffer.from(job.body.buffer, job.body.byteOffset, job.body.byteLength) : job.body
+  const text = await decodeIngestText({ body, headers: job.headers, query: job.query }, job.maxDecodedBytes === undefined ? {} : { maxDecodedBytes: job.maxDecodedBytes })
+  const request = readCaptureRequest(parseIngestJson(text), { engage: job.engage })
+  checkEventCount(request.events.length)
+  return { request, textBytes: Buffer.byteLength(text), digest: createHash('sha256').update(text).digest('hex') }
+}

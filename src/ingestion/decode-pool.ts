@@ -1,0 +1,108 @@
+import { Worker } from 'node:worker_threads'
+import type { DecodeJob, DecodedRequest } from './decode-job.js'
+import { CaptureError, internalError, tooLarge, type CaptureErrorCode } from './errors.js'
+import { eventsOfChunks } from './chunks.js'
+import type { CaptureRequest } from './payload.js'
+
+export interface ToDecodeThread { readonly id: number; readonly job: DecodeJob }
+
+export type DecodedOnThread =
+  | ({ readonly ok: true; readonly textBytes: number; readonly digest: string; readonly chunks: string[] } & Omit<CaptureRequest, 'events'>)
+  | { readonly ok: false; readonly status: number; readonly code: CaptureErrorCode; readonly message: string }
+
+type FromDecodeThread = { readonly id: number; readonly result: DecodedOnThread } | { readonly id: number; readonly failure: string }
+
+interface Pending { resolve(result: DecodedOnThread): void; reject(error: Error): void }
+
+interface DecodeThread { readonly worker: Worker; readonly pending: Map<number, Pending>; idle: NodeJS.Timeout | null }
+
+export interface DecodePoolOptions {
+  /** Threads decoding at once, at most. Default 2. */
+  readonly threads?: number
+  /** A thread with nothing to do for this long exits, giving its memory back. Default 2 s. */
+  readonly idleMs?: number
+  /** Heap one decoding thread may use; a request that needs more is refused with 413. Default 1 GiB. */
+  readonly heapMb?: number
+}
+
+/**
+ * Decoding threads for heavy capture requests: inflating and parsing up to 20 MiB of JSON costs
+ * far more than the event loop may be held for. Threads start when needed and stop when idle.
+ */
+export class DecodePool {
+  private readonly threads: DecodeThread[] = []
+  private nextId = 1
+  private readonly size: number
+  private readonly idleMs: number
+  private readonly heapMb: number
+
+  constructor(options: DecodePoolOptions = {}) {
+    this.size = Math.max(1, options.threads ?? 2)
+    this.idleMs = options.idleMs ?? 2000
+    this.heapMb = options.heapMb ?? 1024
+  }
+
+  /** Decodes on a thread; the events come back parsed a slice at a time on the caller's loop. */
+  async decode(job: DecodeJob): Promise<DecodedRequest> {
+    const result = await this.run(job)
+    if (!result.ok) throw new CaptureError(result.status, result.code, result.message)
+    const { chunks, textBytes, digest, ...request } = result
+    return { request: { ...request, events: await eventsOfChunks(chunks) }, textBytes, digest }
+  }
+
+  /** Stops every thread; pending requests fail. */
+  async close(): Promise<void> {
+    await Promise.all(this.threads.splice(0).map((thread) => thread.worker.terminate()))
+  }
+
+  private run(job: DecodeJob): Promise<DecodedOnThread> {
+    const thread = this.pick()
+    if (thread.idle) clearTimeout(thread.idle)
+    thread.idle = null
+    const id = this.nextId++
+    return new Promise((resolve, reject) => {
+      thread.pending.set(id, { resolve, reject })
+      thread.worker.postMessage({ id, job } satisfies ToDecodeThread)
+    })
+  }
+
+  private pick(): DecodeThread {
+    const quiet = this.threads.reduce<DecodeThread | null>((best, t) => (best === null || t.pending.size < best.pending.size ? t : best), null)
+    if (quiet && (quiet.pending.size === 0 || this.threads.length >= this.size)) return quiet
+    return this.spawn()
+  }
+
+  private spawn(): DecodeThread {
+    const worker = new Worker(new URL('./decode-thread.js', import.meta.url), { resourceLimits: { maxOldGenerationSizeMb: this.heapMb } })
+    worker.unref()
+    const thread: DecodeThread = { worker, pending: new Map(), idle: null }
+    this.threads.push(thread)
+    worker.on('message', (message: FromDecodeThread) => {
+      const pending = thread.pending.get(message.id)
+      thread.pending.delete(message.id)
+      if ('result' in message) pending?.resolve(message.result)
+      else pending?.reject(internalError())
+      if (thread.pending.size === 0) this.idleOut(thread)
+    })
+    worker.on('error', (error: Error & { code?: string }) => this.fail(thread, error.code === 'ERR_WORKER_OUT_OF_MEMORY' ? tooLarge('decoding the request needs too much memory') : internalError()))
+    worker.on('exit', () => this.fail(thread, internalError()))
+    return thread
+  }
+
+  private idleOut(thread: DecodeThread): void {
+    thread.idle = setTimeout(() => {
+      if (thread.pending.size > 0) return
+      this.threads.splice(this.threads.indexOf(thread), 1)
+      void thread.worker.terminate()
+    }, this.idleMs)
+    thread.idle.unref()
+  }
+
+  private fail(thread: DecodeThread, error: CaptureError): void {
+    const at = this.threads.indexOf(thread)
+    if (at >= 0) this.threads.splice(at, 1)
+    if (thread.idle) clearTimeout(thread.idle)
+    for (const pending of thread.pending.values()) pending.reject(error)
+    thread.pending.clear()
+  }
+}

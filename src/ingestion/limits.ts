@@ -1,0 +1,16 @@
+/**
+ * Bounds on one ingestion request. PostHog's capture bounds a request by its size (20 MiB for
+ * `/batch`, 2 MiB elsewhere, as received; the decoded payload by the event size limit); Hedgelog
+ * also bounds the number of events, because the work a request costs grows with its events
+ * more than with its bytes (600,000 tiny events fit in 19 MB).
+ */
+export const MAX_EVENTS_PER_REQUEST = 10_000
+
+/**
+ * Requests at least this large, or compressed in any way, are decoded and parsed on a decoding
+ * thread rather than on the event loop: a few kilobytes of gzip can inflate to 20 MiB.
+ */
+export const OFF_LOOP_BYTES = 4 * 1024
+
+/** Longest stretch of per-event work on the event loop before it lets other requests in. */
+export const SLICE_MS = 4

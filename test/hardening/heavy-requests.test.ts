@@ -1,0 +1,125 @@
+import t from 'tap'
+import { randomUUID } from 'node:crypto'
+import { readFileSync } from 'node:fs'
+import { gzipSync } from 'node:zlib'
+import { MAX_EVENTS_PER_REQUEST } from '../../src/ingestion/limits.js'
+import { exited, runCli, startServer } from '../support/cli.js'
+import { tempDir } from '../support/temp.js'
+
+const MiB = 1024 * 1024
+/** The decoded payload a request may carry, and a little under it for the flood's bodies. */
+const DECODED_LIMIT = 20 * MiB
+const FLOOD_BYTES = DECODED_LIMIT - 256 * 1024
+
+const rssOf = (pid: number): number => {
+  const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))
+  return Number(match![1]) * 1024
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+/** A legal `/batch/` body of the largest size: the most events one request may hold, padded to just under the decoded limit. */
+const maximalBatch = (token: string): Buffer => {
+  const pad = Math.floor(FLOOD_BYTES / MAX_EVENTS_PER_REQUEST) - 200
+  const batch = Array.from({ length: MAX_EVENTS_PER_REQUEST }, (_, i) => ({
+    uuid: randomUUID(), event: 'flooded', distinct_id: `u-${i % 500}`, properties: { i, pad: `${i}`.padEnd(pad, 'x') },
+  }))
+  const json = Buffer.from(JSON.stringify({ api_key: token, batch }))
+  if (json.length > DECODED_LIMIT || json.length < DECODED_LIMIT * 0.9) throw new Error(`the flood body should be just under the limit, not ${json.length} bytes`)
+  return gzipSync(json)
+}
+
+/** Probes `/_health` every 100 ms until stopped, keeping each answer's time. */
+const probeHealth = (address: string) => {
+  const times: number[] = []
+  let running = true
+  const loop = (async () => {
+    while (running) {
+      const started = performance.now()
+      const response = await fetch(`${address}/_health`)
+      await response.arrayBuffer()
+      times.push(performance.now() - started)
+      await sleep(100)
+    }
+  })()
+  return { times, stop: async () => { running = false; await loop } }
+}
+
+const post = async (address: string, path: string, body: Buffer, headers: Record<string, string>) => {
+  const response = await fetch(`${address}${path}`, { method: 'POST', headers, body })
+  return { status: response.status, body: await response.text() }
+}
+
+t.test('a started service under heavy ingestion requests', async (t) => {
+  const dir = tempDir(t)
+  const env = { HEDGELOG_DATA_DIR: dir, HEDGELOG_RATE_LIMITS: 'off', LOG_LEVEL: 'warn' }
+  const init = JSON.parse((await runCli(['init', '--json'], env)).stdout) as { project_api_key: string }
+  const server = await startServer([], { ...env, LOG_LEVEL: 'info' })
+  t.teardown(async () => { server.child.kill('SIGTERM'); await exited(server.child) })
+  const pid = server.child.pid!
+  const gzipHeaders = { 'content-type': 'application/json', 'content-encoding': 'gzip' }
+  const token = init.project_api_key
+
+  // Warm up: one ordinary batch, so the starting figure is that of a service that has served.
+  const warm = await post(server.address, '/batch/', Buffer.from(JSON.stringify({ api_key: token, batch: [{ event: 'warm', distinct_id: 'w' }] })), { 'content-type': 'application/json' })
+  t.equal(warm.status, 200)
+  await sleep(1000)
+
+  await t.test('given a 46 KB gzip body of 600,000 tiny events, when it is posted, then it is refused with 413 at once and health keeps answering', async (t) => {
+    const tiny = JSON.stringify({ api_key: token, batch: Array.from({ length: 600_000 }, () => ({ event: 'e', distinct_id: 'd' })) })
+    const body = gzipSync(tiny)
+    t.ok(body.length < 100 * 1024 && tiny.length < DECODED_LIMIT, `a small body (${body.length} bytes) within the decoded limit (${tiny.length} bytes)`)
+    const probes = probeHealth(server.address)
+    const started = performance.now()
+    const answer = await post(server.address, '/batch/', body, gzipHeaders)
+    const took = performance.now() - started
+    await sleep(300)
+    await probes.stop()
+    t.equal(answer.status, 413)
+    t.same(JSON.parse(answer.body), {
+      status: 413, code: 'payload_too_large',
+      error: `maximum event size exceeded: request holds 600000 events, more than the ${MAX_EVENTS_PER_REQUEST} allowed in one request`,
+    }, 'in capture\'s error shape')
+    t.ok(took < 3000, `answered in ${Math.round(took)} ms`)
+    t.ok(Math.max(...probes.times) < 50, `every health probe answered within 50 ms (slowest ${Math.round(Math.max(...probes.times))} ms)`)
+  })
+
+  // Not met yet: during the flood the loop still stalls up to ~160 ms (appends and projection
+  // traffic), and /_health waits seconds on projection threads busy with the flood's events.
+  const pending = { todo: 'health under 50 ms and RSS within 20 % during and after a flood of maximum-size batches' }
+  await t.test('given four legal maximum-size gzip bodies, when they are posted at once, then every health probe answers within 50 ms and memory returns afterwards', pending, async (t) => {
+    const bodies = Array.from({ length: 4 }, () => maximalBatch(token))
+    // Decoding threads left by the previous request stop after two idle seconds.
+    await sleep(3000)
+    const startRss = rssOf(pid)
+    const probes = probeHealth(server.address)
+    const answers = await Promise.all(bodies.map((body) => post(server.address, '/batch/', body, gzipHeaders)))
+    await sleep(300)
+    await probes.stop()
+    t.same(answers.map((a) => a.status), [200, 200, 200, 200], 'all four are accepted')
+    const slowest = Math.max(...probes.times)
+    t.ok(probes.times.length >= 3, `health was probed ${probes.times.length} times during the flood`)
+    t.ok(slowest < 50, `every health probe answered within 50 ms (slowest ${Math.round(slowest)} ms of ${probes.times.length})`)
+
+    let rss = rssOf(pid)
+    for (let i = 0; i < 150 && rss > startRss * 1.2; i++) {
+      await sleep(200)
+      rss = rssOf(pid)
+    }
+    t.ok(rss <= startRss * 1.2, `RSS came back to ${Math.round(rss / MiB)} MiB from a start of ${Math.round(startRss / MiB)} MiB`)
+  })
+
+  await t.test('given one event more than a request may hold, when it is posted, then it is refused with 413 and nothing is written', async (t) => {
+    const batch = Array.from({ length: MAX_EVENTS_PER_REQUEST + 1 }, () => ({ event: 'over', distinct_id: 'o' }))
+    const answer = await post(server.address, '/batch/', Buffer.from(JSON.stringify({ api_key: token, batch })), { 'content-type': 'application/json' })
+    t.equal(answer.status, 413)
+    t.equal((JSON.parse(answer.body) as { code: string }).code, 'payload_too_large')
+  })
+
+  await t.test('given a gzip-js body on /capture/ that inflates past the decoded limit, when it is posted, then it is refused with 413', async (t) => {
+    const bomb = gzipSync(Buffer.alloc(DECODED_LIMIT + 1, 0x20))
+    const answer = await post(server.address, '/capture/?compression=gzip-js', bomb, { 'content-type': 'text/plain' })
+    t.equal(answer.status, 413)
+    t.equal((JSON.parse(answer.body) as { code: string }).code, 'payload_too_large')
+  })
+})
