@@ -32,6 +32,8 @@ export interface RunnerOptions {
 }
 
 const IDLE = Symbol('idle')
+/** How long a runner waits with nothing to do before it lets go of the documents it keeps. */
+const RELEASE_AFTER_MS = 2000
 const idle = (ms: number): Promise<typeof IDLE> =>
   new Promise((resolve) => (ms === 0 ? setImmediate(() => resolve(IDLE)) : setTimeout(() => resolve(IDLE), ms).unref()))
 
@@ -175,11 +177,13 @@ export class ProjectionRunner {
       pending ??= items.next()
       // While events keep arriving without a wait, keep folding; commit as soon as the source
       // pauses. A skipped-to position is persisted once things have been quiet for a while.
-      const wait = batch.length > 0 ? 0 : this.unpersisted ? idleCheckpointMs : -1
-      const result = wait < 0 ? await pending : await Promise.race([pending, idle(wait)])
+      const wait = batch.length > 0 ? 0 : this.unpersisted ? idleCheckpointMs : RELEASE_AFTER_MS
+      const result = await Promise.race([pending, idle(wait)])
       if (result === IDLE) {
         if (batch.length > 0) await this.flush(batch)
-        else await this.persist(this.unpersisted!)
+        else if (this.unpersisted) await this.persist(this.unpersisted)
+        // Nothing has come for a while: the documents kept for the next batch go, and their memory with them.
+        else this.view.release()
         weight = 0
         continue
       }

@@ -105,6 +105,11 @@ export class StagedView {
     if (this.docs.size > CACHE_LIMIT) this.docs.clear()
   }
 
+  /** Lets go of the loaded documents when nothing is waiting to be committed. */
+  release(): void {
+    if (this.dirty.size === 0) this.docs.clear()
+  }
+
   /** Forgets everything, committed or not: the next reads come from the store. */
   reset(): void {
     this.dirty.clear()

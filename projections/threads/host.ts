@@ -16,7 +16,7 @@ export interface ThreadedProjectionsOptions {
 }
 
 /** How long a status request waits for a busy thread before answering from what this thread knows. */
-const STATUS_WAIT_MS = 100
+const STATUS_WAIT_MS = 20
 
 const within = <T>(ms: number, work: Promise<T>): Promise<T | null> =>
   Promise.race([work.catch(() => null), new Promise<null>((resolve) => setTimeout(() => resolve(null), ms).unref())])
