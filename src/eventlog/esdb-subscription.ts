@@ -1,6 +1,6 @@
 import {
   CancelledError, DeadlineExceededError, END, NotLeaderError, START, StreamDeletedError, StreamNotFoundError, TimeoutError,
-  UnavailableError, eventTypeFilter, excludeSystemEvents, streamNameFilter,
+  UnavailableError, UnknownError, convertToCommandError, eventTypeFilter, excludeSystemEvents, streamNameFilter,
   type AllStreamResolvedEvent, type AllStreamSubscription, type EventStoreDBClient, type Filter, type ReadPosition, type StreamingRead,
 } from '@eventstore/db-client'
 import { EventLogError, StreamDeleted, StreamNotFound, Unavailable } from './errors.js'
@@ -44,13 +44,31 @@ export const fromClientRecord = (record: ClientRecord): RecordedEvent => ({
   position: positionOf(record),
 })
 
+/** The server's answers while it starts, elects a leader or sheds load; they reach us as UnknownError. */
+const NOT_READY_OR_BUSY = /server is (not ready|busy)/i
+
+/**
+ * Some calls reject with the raw gRPC error (the client asks the server for its features before
+ * an append, and that call is not translated): run it through the client's own conversion first.
+ */
+export const asCommandError = (error: unknown): unknown => {
+  if (!(error instanceof Error)) return error
+  try {
+    return convertToCommandError(error)
+  } catch {
+    return error
+  }
+}
+
 /** Read-side translation: the client's errors stop here. Unknown errors pass unchanged. */
-export const toEventLogError = (error: unknown, stream?: string): unknown => {
+export const toEventLogError = (raw: unknown, stream?: string): unknown => {
+  const error = asCommandError(raw)
   if (error instanceof StreamNotFoundError) return new StreamNotFound(stream ?? error.streamName)
   if (error instanceof StreamDeletedError) return new StreamDeleted(stream ?? error.streamName)
   if (error instanceof UnavailableError || error instanceof CancelledError || error instanceof DeadlineExceededError
-    || error instanceof NotLeaderError || error instanceof TimeoutError) {
-    return new Unavailable(error.message, { cause: error })
+    || error instanceof NotLeaderError || error instanceof TimeoutError
+    || (error instanceof UnknownError && NOT_READY_OR_BUSY.test(error.message))) {
+    return new Unavailable(error.message, { cause: raw })
   }
   return error
 }

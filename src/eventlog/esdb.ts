@@ -3,9 +3,10 @@ import {
   WrongExpectedVersionError, jsonEvent, type ExpectedRevision as ClientExpectedRevision, type ReadRevision,
 } from '@eventstore/db-client'
 import { recordSize, validateEvent } from './append-rules.js'
+import { refusedEsdbOption } from './esdb-options.js'
 import { EventLogError, MaxAppendSizeExceeded, StreamNotFound, WrongExpectedVersion } from './errors.js'
 import {
-  esdbSubscription, fromClientPosition, fromClientRecord, isSystemRecord, positionOf, records, toEventLogError, toReadPosition,
+  asCommandError, esdbSubscription, fromClientPosition, fromClientRecord, isSystemRecord, positionOf, records, toEventLogError, toReadPosition,
 } from './esdb-subscription.js'
 import type {
   ActualRevision, AppendOptions, AppendResult, EventData, EventLog, ExpectedRevision, Position, ReadAllOptions,
@@ -24,10 +25,11 @@ const actualRevision = (actual: bigint | 'no_stream'): ActualRevision =>
   actual === 'no_stream' || BigInt(actual) < 0n ? 'no_stream' : BigInt(actual)
 
 /** Write-side translation; the expectation reported is the caller's, in our spelling. */
-export const toWriteError = (error: unknown, stream: string, expected: ExpectedRevision, size: number): unknown => {
+export const toWriteError = (raw: unknown, stream: string, expected: ExpectedRevision, size: number): unknown => {
+  const error = asCommandError(raw)
   if (error instanceof WrongExpectedVersionError) return new WrongExpectedVersion(stream, expected, actualRevision(error.actualVersion))
   if (error instanceof MaxAppendSizeExceededError) return new MaxAppendSizeExceeded(error.maxAppendSize, size)
-  return toEventLogError(error, stream)
+  return toEventLogError(raw, stream)
 }
 
 const samePosition = (a: Position, b: Position): boolean => a.commit === b.commit && a.prepare === b.prepare
@@ -46,6 +48,8 @@ export class EsdbEventLog implements EventLog {
 
   /** The client connects lazily, on the first call; `esdb://host:2113?tls=false` for a dev node. */
   static connect(connectionString: string): EsdbEventLog {
+    const refused = refusedEsdbOption(connectionString)
+    if (refused) throw new TypeError(`EventStoreDB connection string refused: ${refused}`)
     return new EsdbEventLog(EventStoreDBClient.connectionString(connectionString))
   }
 
@@ -72,6 +76,8 @@ export class EsdbEventLog implements EventLog {
     const work = (async (): Promise<AppendResult> => {
       try {
         const result = await this.client.appendToStream(stream, proposed, { expectedRevision })
+        // Only possible with throwOnAppendFailure=false, which connect() refuses; never take it as written.
+        if (!result.success) throw new EventLogError(`EventStoreDB refused the append to ${stream} without an error`)
         const revision = BigInt(result.nextExpectedRevision)
         const position = result.position ? fromClientPosition(result.position) : await this.positionAt(stream, revision)
         return { nextExpectedRevision: revision, position }
