@@ -2,14 +2,14 @@ import {
   ANY, BACKWARDS, END, EventStoreDBClient, FORWARDS, MaxAppendSizeExceededError, NO_STREAM, START, STREAM_EXISTS,
   WrongExpectedVersionError, jsonEvent, type ExpectedRevision as ClientExpectedRevision, type ReadRevision,
 } from '@eventstore/db-client'
-import { recordSize, validateEvent } from './append-rules.js'
+import { assertDeleteExpectation, recordSize, validateEvent } from './append-rules.js'
 import { refusedEsdbOption } from './esdb-options.js'
-import { EventLogError, MaxAppendSizeExceeded, StreamNotFound, WrongExpectedVersion } from './errors.js'
+import { EventLogError, MaxAppendSizeExceeded, WrongExpectedVersion } from './errors.js'
 import {
   asCommandError, esdbSubscription, fromClientPosition, fromClientRecord, isSystemRecord, positionOf, records, toEventLogError, toReadPosition,
 } from './esdb-subscription.js'
 import type {
-  ActualRevision, AppendOptions, AppendResult, EventData, EventLog, ExpectedRevision, Position, ReadAllOptions,
+  ActualRevision, AppendOptions, AppendResult, DeleteOptions, EventData, EventLog, ExpectedRevision, Position, ReadAllOptions,
   ReadStreamOptions, RecordedEvent, SubscribeOptions, Subscription,
 } from './port.js'
 
@@ -120,8 +120,9 @@ export class EsdbEventLog implements EventLog {
 
   /**
    * `$all` holds system events that the embedded log does not; they are skipped and do not count
-   * against maxCount, so a full page that had some is followed by another one. Pages after the
-   * first start at the last position read, inclusively, so that record is skipped.
+   * against maxCount, so a full page that had some is followed by another one. Forward pages
+   * after the first start at the last position read, inclusively, so that record is skipped;
+   * backwards the server starts strictly before a position, as the port promises.
    */
   async *readAll(options: ReadAllOptions = {}): AsyncIterable<RecordedEvent> {
     this.assertOpen()
@@ -175,33 +176,24 @@ export class EsdbEventLog implements EventLog {
     return seen < window ? null : newest
   }
 
-  async deleteStream(stream: string, options: AppendOptions = {}): Promise<void> {
+  async deleteStream(stream: string, options: DeleteOptions = {}): Promise<void> {
     await this.changeStream(stream, options.expectedRevision ?? 'any', 'delete')
   }
 
-  async tombstoneStream(stream: string, options: AppendOptions = {}): Promise<void> {
+  async tombstoneStream(stream: string, options: DeleteOptions = {}): Promise<void> {
     await this.changeStream(stream, options.expectedRevision ?? 'any', 'tombstone')
   }
 
   private async changeStream(stream: string, expected: ExpectedRevision, change: 'delete' | 'tombstone'): Promise<void> {
     this.assertOpen()
-    // The client's delete calls take no `stream_exists`: expect the current last revision instead.
-    const revision = expected === 'stream_exists' ? await this.lastRevision(stream) : clientRevision(expected)
+    assertDeleteExpectation(expected)
+    const revision = clientRevision(expected as Exclude<ExpectedRevision, 'stream_exists'>)
     try {
       if (change === 'delete') await this.client.deleteStream(stream, { expectedRevision: revision })
       else await this.client.tombstoneStream(stream, { expectedRevision: revision })
     } catch (error) {
       throw toWriteError(error, stream, expected, 0)
     }
-  }
-
-  private async lastRevision(stream: string): Promise<bigint> {
-    try {
-      for await (const event of this.readStream(stream, { direction: 'backwards', maxCount: 1 })) return event.revision
-    } catch (error) {
-      if (!(error instanceof StreamNotFound)) throw error
-    }
-    throw new WrongExpectedVersion(stream, 'stream_exists', 'no_stream')
   }
 
   async close(): Promise<void> {
