@@ -152,7 +152,26 @@ export class EsdbEventLog implements EventLog {
   }
 
   subscribeToAll(options: SubscribeOptions = {}): Subscription {
-    return esdbSubscription({ client: this.client, headPosition: () => this.headPosition(), isClosed: () => this.closed }, options)
+    return esdbSubscription({
+      client: this.client, headPosition: () => this.headPosition(), newestPosition: () => this.newestPosition(), isClosed: () => this.closed,
+    }, options)
+  }
+
+  private newest: { at: number; position: Promise<Position | null> } | undefined
+
+  /**
+   * The newest record's position, system records included: what idle subscriptions poll. One
+   * read serves every subscription that asks within a few milliseconds of another.
+   */
+  private newestPosition(): Promise<Position | null> {
+    if (this.newest && Date.now() - this.newest.at < 20) return this.newest.position
+    const position = (async () => {
+      const read = this.client.readAll({ fromPosition: END, direction: BACKWARDS, maxCount: 1 })
+      for await (const resolved of records(read, toEventLogError)) if (resolved.event) return positionOf(resolved.event)
+      return null
+    })()
+    this.newest = { at: Date.now(), position }
+    return position
   }
 
   /**

@@ -275,6 +275,36 @@ export const eventLogContract = (t: Test, adapter: EventLogAdapter): void => {
     }
   })
 
+  t.test('given a live filtered subscription, when the newest events are ones it skips, then a checkpoint reaches them soon', async (t) => {
+    const stream = unique('idle')
+    const other = unique('unrelated')
+    const marker = await log.append(stream, [event('MarkerSet')])
+    const subscription = log.subscribeToAll({ fromPosition: marker.position, filter: { streamPrefixes: [stream] } })
+    const timer = setTimeout(() => { void subscription.unsubscribe() }, 5_000)
+    let skipped: Position | undefined
+    let reachedAfterMs = -1
+    let startedAt = 0
+    for await (const item of subscription) {
+      if (item.kind === 'caughtUp' && !skipped) {
+        await log.append(stream, [event('Wanted', { i: 1 })])
+      }
+      if (item.kind === 'event' && !skipped) {
+        await log.append(other, events(3, 'Unwanted'))
+        skipped = (await log.append(other, [event('Unwanted')])).position
+        startedAt = Date.now()
+      }
+      if (item.kind === 'checkpoint' && skipped && comparePositions(item.position, skipped) >= 0) {
+        reachedAfterMs = Date.now() - startedAt
+        break
+      }
+    }
+    clearTimeout(timer)
+    await subscription.unsubscribe()
+    t.ok(skipped, 'the wanted event was delivered live')
+    t.ok(reachedAfterMs >= 0, 'a checkpoint at or past the newest, skipped, event arrived')
+    t.ok(reachedAfterMs < 1_500, `well inside a two-second wait for the head (${reachedAfterMs} ms)`)
+  })
+
   t.test('system events never reach readers that use our filters', async (t) => {
     const stream = unique('system')
     const marker = await log.append(stream, [event()])
