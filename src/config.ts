@@ -1,6 +1,7 @@
 import { join, resolve } from 'node:path'
 import { z } from 'zod'
 import { parseRateLimits } from './auth/rate-limit.js'
+import { refusedEsdbOption } from './eventlog/esdb-options.js'
 
 const Env = z.object({
   PORT: z.coerce.number({ error: 'must be a whole number from 0 to 65535' }).int('must be a whole number from 0 to 65535')
@@ -9,7 +10,11 @@ const Env = z.object({
   /** Where the embedded SQLite files live; created if missing. */
   HEDGELOG_DATA_DIR: z.string().min(1, 'must not be empty').default('data'),
   /** Set to use EventStoreDB as the event log, e.g. `esdb://localhost:2113?tls=false`. */
-  HEDGELOG_EVENTSTORE_URL: z.string().regex(/^esdb(\+discover)?:\/\/./, 'must be an esdb:// or esdb+discover:// connection string').optional(),
+  HEDGELOG_EVENTSTORE_URL: z.string().regex(/^esdb(\+discover)?:\/\/./, 'must be an esdb:// or esdb+discover:// connection string')
+    .check((ctx) => {
+      const refused = refusedEsdbOption(ctx.value)
+      if (refused) ctx.issues.push({ code: 'custom', message: refused, input: ctx.value })
+    }).optional(),
   /** Set to use MongoDB (a replica set) for read models, e.g. `mongodb://localhost:27017/?replicaSet=rs0`. */
   HEDGELOG_MONGO_URL: z.string().regex(/^mongodb(\+srv)?:\/\/./, 'must be a mongodb:// or mongodb+srv:// connection string').optional(),
   HEDGELOG_MONGO_DATABASE: z.string().regex(/^[A-Za-z0-9_-]{1,60}$/, 'must be a MongoDB database name').default('hedgelog'),

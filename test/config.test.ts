@@ -25,3 +25,11 @@ t.test('production URLs are accepted', async (t) => {
   const config = loadConfig({ HEDGELOG_EVENTSTORE_URL: 'esdb://localhost:2113?tls=false', HEDGELOG_MONGO_URL: 'mongodb://localhost:27017/?replicaSet=rs0' })
   t.equal(config.HEDGELOG_MONGO_DATABASE, 'hedgelog')
 })
+
+t.test('given an EventStoreDB URL that turns off throwOnAppendFailure, when loading, then start-up is refused in one line', async (t) => {
+  for (const url of ['esdb://localhost:2113?tls=false&throwOnAppendFailure=false', 'esdb://localhost:2113?THROW_ON_APPEND_FAILURE=false']) {
+    t.throws(() => loadConfig({ HEDGELOG_EVENTSTORE_URL: url }), { message: /^invalid configuration: HEDGELOG_EVENTSTORE_URL throwOnAppendFailure must be left at its default/ }, url)
+  }
+  t.equal(loadConfig({ HEDGELOG_EVENTSTORE_URL: 'esdb://localhost:2113?tls=false&throwOnAppendFailure=true' }).HEDGELOG_EVENTSTORE_URL,
+    'esdb://localhost:2113?tls=false&throwOnAppendFailure=true', 'the default spelled out is accepted')
+})

@@ -16,8 +16,6 @@ export type AppendDecision =
 export interface StoredIds {
   /** The id of the event stored at this revision of the stream, if any. */
   idAt(revision: bigint): string | undefined
-  /** The revision at which this id is stored in the stream, if it is. */
-  revisionOf(id: string): bigint | undefined
 }
 
 /**
@@ -25,7 +23,9 @@ export interface StoredIds {
  * expectation below the current revision is an idempotent retry when the incoming ids equal the
  * stored ones from the next revision on, a conflict when the first differs (except `no_stream` on
  * a soft-deleted stream, which recreates it), and a conflict ("corrupted idempotency") when a later
- * one differs. `any` and `stream_exists` recognise a retry by looking the first id up.
+ * one differs. `any` and `stream_exists` never recognise a retry: EventStoreDB does only while
+ * an in-memory cache remembers the ids, so nothing may rely on it, and the embedded log writes
+ * such a retry again, as the server does once its cache has forgotten.
  */
 export const decideAppend = (
   state: StreamState, expected: ExpectedRevision, ids: readonly string[], stored: StoredIds,
@@ -36,14 +36,10 @@ export const decideAppend = (
   const write: AppendDecision = { kind: 'write', firstRevision: current + 1n, undelete: state.softDeleted }
   const conflict: AppendDecision = { kind: 'wrong_expected_version', actual }
 
-  if (expected === 'any' || expected === 'stream_exists') {
-    if (expected === 'stream_exists') {
-      if (state.softDeleted) return { kind: 'stream_deleted' }
-      if (current < 0n) return conflict
-    }
-    const first = stored.revisionOf(ids[0]!)
-    if (first === undefined) return write
-    return matchesFrom(first, ids, stored) === 'all' ? { kind: 'idempotent', lastRevision: first + BigInt(ids.length) - 1n } : conflict
+  if (expected === 'any') return write
+  if (expected === 'stream_exists') {
+    if (state.softDeleted) return { kind: 'stream_deleted' }
+    return current < 0n ? conflict : write
   }
 
   const expectedRevision = expected === 'no_stream' ? -1n : expected
@@ -62,13 +58,23 @@ const matchesFrom = (start: bigint, ids: readonly string[], stored: StoredIds): 
   return 'all'
 }
 
-/** Whether a delete or tombstone with this expectation may proceed (no idempotency for deletes). */
-export const deleteAllowed = (state: StreamState, expected: ExpectedRevision): boolean => {
+/**
+ * Whether a delete or tombstone with this expectation may proceed (no idempotency for deletes).
+ * A soft delete needs events to delete: EventStoreDB refuses it on a never-written stream even
+ * with `any`. `stream_exists` is refused before this is asked (see DeleteOptions).
+ */
+export const deleteAllowed = (state: StreamState, expected: ExpectedRevision, change: 'delete' | 'tombstone'): boolean => {
   const current = state.lastRevision
+  if (change === 'delete' && current < 0n) return false
   if (expected === 'any') return true
   if (expected === 'no_stream') return current < 0n
-  if (expected === 'stream_exists') return current >= 0n && !state.softDeleted
+  if (expected === 'stream_exists') return false
   return expected === current
+}
+
+/** Deletes take no `stream_exists` (see DeleteOptions); JavaScript callers get a TypeError. */
+export const assertDeleteExpectation = (expected: ExpectedRevision): void => {
+  if (expected === 'stream_exists') throw new TypeError('deletes take any, no_stream or an exact revision, not stream_exists')
 }
 
 /**

@@ -1,9 +1,10 @@
 import {
-  CancelledError, DeadlineExceededError, END, NotLeaderError, START, StreamDeletedError, StreamNotFoundError, TimeoutError,
-  UnavailableError, eventTypeFilter, excludeSystemEvents, streamNameFilter,
+  CancelledError, DeadlineExceededError, END, FORWARDS, NotLeaderError, START, StreamDeletedError, StreamNotFoundError, TimeoutError,
+  UnavailableError, UnknownError, convertToCommandError, eventTypeFilter, excludeSystemEvents, streamNameFilter,
   type AllStreamResolvedEvent, type AllStreamSubscription, type EventStoreDBClient, type Filter, type ReadPosition, type StreamingRead,
 } from '@eventstore/db-client'
 import { EventLogError, StreamDeleted, StreamNotFound, Unavailable } from './errors.js'
+import { IDLE_FIRST_MS, nextIdleDelay, quietUpTo, type QuietRecord } from './esdb-quiet-head.js'
 import {
   comparePositions, type JsonObject, type Position, type RecordedEvent, type SubscribeOptions, type Subscription,
   type SubscriptionFilter, type SubscriptionItem,
@@ -44,13 +45,31 @@ export const fromClientRecord = (record: ClientRecord): RecordedEvent => ({
   position: positionOf(record),
 })
 
+/** The server's answers while it starts, elects a leader or sheds load; they reach us as UnknownError. */
+const NOT_READY_OR_BUSY = /server is (not ready|busy)/i
+
+/**
+ * Some calls reject with the raw gRPC error (the client asks the server for its features before
+ * an append, and that call is not translated): run it through the client's own conversion first.
+ */
+export const asCommandError = (error: unknown): unknown => {
+  if (!(error instanceof Error)) return error
+  try {
+    return convertToCommandError(error)
+  } catch {
+    return error
+  }
+}
+
 /** Read-side translation: the client's errors stop here. Unknown errors pass unchanged. */
-export const toEventLogError = (error: unknown, stream?: string): unknown => {
+export const toEventLogError = (raw: unknown, stream?: string): unknown => {
+  const error = asCommandError(raw)
   if (error instanceof StreamNotFoundError) return new StreamNotFound(stream ?? error.streamName)
   if (error instanceof StreamDeletedError) return new StreamDeleted(stream ?? error.streamName)
   if (error instanceof UnavailableError || error instanceof CancelledError || error instanceof DeadlineExceededError
-    || error instanceof NotLeaderError || error instanceof TimeoutError) {
-    return new Unavailable(error.message, { cause: error })
+    || error instanceof NotLeaderError || error instanceof TimeoutError
+    || (error instanceof UnknownError && NOT_READY_OR_BUSY.test(error.message))) {
+    return new Unavailable(error.message, { cause: raw })
   }
   return error
 }
@@ -122,7 +141,18 @@ class Inbox {
     this.put(entry)
   }
 
-  async take(): Promise<Entry> {
+  /** The next entry; null when `timeoutMs` is given and passes first. */
+  async take(timeoutMs?: number): Promise<Entry | null> {
+    if (this.entries.length === 0 && timeoutMs !== undefined) {
+      let timer: NodeJS.Timeout | undefined
+      await new Promise<void>((resolve) => {
+        this.wake = resolve
+        timer = setTimeout(resolve, timeoutMs)
+      })
+      clearTimeout(timer)
+      this.wake = undefined
+      if (this.entries.length === 0) return null
+    }
     while (this.entries.length === 0) await new Promise<void>((resolve) => { this.wake = resolve })
     const entry = this.entries.shift()!
     if (this.subscription?.isPaused() && this.entries.length < HIGH_WATER / 2) this.subscription.resume()
@@ -172,13 +202,33 @@ const accepts = (filter: SubscriptionFilter | undefined, record: ClientRecord): 
 export interface SubscriptionSource {
   readonly client: EventStoreDBClient
   headPosition(): Promise<Position | null>
+  /** The position of the newest record of `$all`, system records included; cheap, shared. */
+  newestPosition(): Promise<Position | null>
   isClosed(): boolean
+}
+
+/** `$all` forwards from a position (inclusive), as the checks of an idle subscription read it. */
+const recordsFrom = async function* (
+  client: EventStoreDBClient, from: Position | null, limit: number, filter: SubscriptionFilter | undefined,
+): AsyncGenerator<QuietRecord> {
+  const read = client.readAll({ fromPosition: from ? toReadPosition(from) : START, direction: FORWARDS, maxCount: limit + 1 })
+  for await (const resolved of records(read, toEventLogError)) {
+    if (resolved.event) yield { position: positionOf(resolved.event), matches: accepts(filter, resolved.event) }
+  }
 }
 
 /**
  * A catch-up subscription to `$all`, started on first iteration as the embedded one is. It emits
  * `caughtUp` once: when the server says so (server 23.10+), or when delivery reaches the head
  * captured at start, whichever comes first, for servers that never say so.
+ *
+ * The server sends a filtered subscription a checkpoint only every 32 × interval records it has
+ * examined, live or not, so a projection whose filter skips the newest events would stay below
+ * the head, and every "wait until projected up to the head" would time out. So, once live and
+ * idle, the subscription reads the newest position of `$all`; when it has seen the same head
+ * twice in a row, it reads `$all` from the last delivered position up to that head, and when
+ * nothing there passes the filter it emits a checkpoint at the head. Only a real server shows
+ * the timing of its own checkpoints; the contract suite checks the outcome on both logs.
  */
 export const esdbSubscription = (source: SubscriptionSource, options: SubscribeOptions): Subscription => {
   let stopped = false
@@ -192,6 +242,30 @@ export const esdbSubscription = (source: SubscriptionSource, options: SubscribeO
     let last: Position | null = typeof start === 'object' ? start : null
     let caughtUp = false
     const reachedHead = (): boolean => head === null || (last !== null && comparePositions(last, head) >= 0)
+    const scanLimit = 64 * (options.checkpointInterval ?? 1)
+    let idleDelay = IDLE_FIRST_MS
+    let seenHead: Position | null = null
+    let scannedHead: Position | null = null
+    /** A checkpoint at the head when nothing matching lies between it and the last delivery. */
+    const headCheckpoint = async (): Promise<Position | null> => {
+      const newest = await source.newestPosition()
+      if (!newest || (last && comparePositions(newest, last) <= 0)) {
+        idleDelay = nextIdleDelay(idleDelay)
+        return null
+      }
+      if (!seenHead || comparePositions(newest, seenHead) !== 0) {
+        seenHead = newest
+        idleDelay = IDLE_FIRST_MS
+        return null
+      }
+      if (scannedHead && comparePositions(newest, scannedHead) === 0) {
+        idleDelay = nextIdleDelay(idleDelay)
+        return null
+      }
+      scannedHead = newest
+      const quiet = await quietUpTo(recordsFrom(source.client, last, scanLimit, options.filter), last, newest, scanLimit)
+      return quiet ? newest : null
+    }
     const subscription = source.client.subscribeToAll({
       fromPosition: toReadPosition(start),
       filter: serverFilter(options, (position) => inbox.signal({ kind: 'checkpoint', position: fromClientPosition(position) })),
@@ -203,12 +277,22 @@ export const esdbSubscription = (source: SubscriptionSource, options: SubscribeO
           caughtUp = true
           yield { kind: 'caughtUp' }
         }
-        const entry = await inbox.take()
+        const entry = await inbox.take(caughtUp ? idleDelay : undefined)
         if (stopped) return
+        if (entry === null) {
+          const head = await headCheckpoint()
+          if (stopped) return
+          if (head && (last === null || comparePositions(head, last) > 0)) {
+            last = head
+            yield { kind: 'checkpoint', position: head }
+          }
+          continue
+        }
+        idleDelay = IDLE_FIRST_MS
         switch (entry.kind) {
           case 'record':
             if (!entry.record) break
-            last = positionOf(entry.record)
+            if (last === null || comparePositions(positionOf(entry.record), last) > 0) last = positionOf(entry.record)
             if (accepts(options.filter, entry.record)) yield { kind: 'event', event: fromClientRecord(entry.record) }
             break
           case 'checkpoint':

@@ -2,13 +2,14 @@ import {
   ANY, BACKWARDS, END, EventStoreDBClient, FORWARDS, MaxAppendSizeExceededError, NO_STREAM, START, STREAM_EXISTS,
   WrongExpectedVersionError, jsonEvent, type ExpectedRevision as ClientExpectedRevision, type ReadRevision,
 } from '@eventstore/db-client'
-import { recordSize, validateEvent } from './append-rules.js'
-import { EventLogError, MaxAppendSizeExceeded, StreamNotFound, WrongExpectedVersion } from './errors.js'
+import { assertDeleteExpectation, recordSize, validateEvent } from './append-rules.js'
+import { refusedEsdbOption } from './esdb-options.js'
+import { EventLogError, MaxAppendSizeExceeded, WrongExpectedVersion } from './errors.js'
 import {
-  esdbSubscription, fromClientPosition, fromClientRecord, isSystemRecord, positionOf, records, toEventLogError, toReadPosition,
+  asCommandError, esdbSubscription, fromClientPosition, fromClientRecord, isSystemRecord, positionOf, records, toEventLogError, toReadPosition,
 } from './esdb-subscription.js'
 import type {
-  ActualRevision, AppendOptions, AppendResult, EventData, EventLog, ExpectedRevision, Position, ReadAllOptions,
+  ActualRevision, AppendOptions, AppendResult, DeleteOptions, EventData, EventLog, ExpectedRevision, Position, ReadAllOptions,
   ReadStreamOptions, RecordedEvent, SubscribeOptions, Subscription,
 } from './port.js'
 
@@ -24,10 +25,11 @@ const actualRevision = (actual: bigint | 'no_stream'): ActualRevision =>
   actual === 'no_stream' || BigInt(actual) < 0n ? 'no_stream' : BigInt(actual)
 
 /** Write-side translation; the expectation reported is the caller's, in our spelling. */
-export const toWriteError = (error: unknown, stream: string, expected: ExpectedRevision, size: number): unknown => {
+export const toWriteError = (raw: unknown, stream: string, expected: ExpectedRevision, size: number): unknown => {
+  const error = asCommandError(raw)
   if (error instanceof WrongExpectedVersionError) return new WrongExpectedVersion(stream, expected, actualRevision(error.actualVersion))
   if (error instanceof MaxAppendSizeExceededError) return new MaxAppendSizeExceeded(error.maxAppendSize, size)
-  return toEventLogError(error, stream)
+  return toEventLogError(raw, stream)
 }
 
 const samePosition = (a: Position, b: Position): boolean => a.commit === b.commit && a.prepare === b.prepare
@@ -46,6 +48,8 @@ export class EsdbEventLog implements EventLog {
 
   /** The client connects lazily, on the first call; `esdb://host:2113?tls=false` for a dev node. */
   static connect(connectionString: string): EsdbEventLog {
+    const refused = refusedEsdbOption(connectionString)
+    if (refused) throw new TypeError(`EventStoreDB connection string refused: ${refused}`)
     return new EsdbEventLog(EventStoreDBClient.connectionString(connectionString))
   }
 
@@ -72,6 +76,8 @@ export class EsdbEventLog implements EventLog {
     const work = (async (): Promise<AppendResult> => {
       try {
         const result = await this.client.appendToStream(stream, proposed, { expectedRevision })
+        // Only possible with throwOnAppendFailure=false, which connect() refuses; never take it as written.
+        if (!result.success) throw new EventLogError(`EventStoreDB refused the append to ${stream} without an error`)
         const revision = BigInt(result.nextExpectedRevision)
         const position = result.position ? fromClientPosition(result.position) : await this.positionAt(stream, revision)
         return { nextExpectedRevision: revision, position }
@@ -114,8 +120,9 @@ export class EsdbEventLog implements EventLog {
 
   /**
    * `$all` holds system events that the embedded log does not; they are skipped and do not count
-   * against maxCount, so a full page that had some is followed by another one. Pages after the
-   * first start at the last position read, inclusively, so that record is skipped.
+   * against maxCount, so a full page that had some is followed by another one. Forward pages
+   * after the first start at the last position read, inclusively, so that record is skipped;
+   * backwards the server starts strictly before a position, as the port promises.
    */
   async *readAll(options: ReadAllOptions = {}): AsyncIterable<RecordedEvent> {
     this.assertOpen()
@@ -145,7 +152,26 @@ export class EsdbEventLog implements EventLog {
   }
 
   subscribeToAll(options: SubscribeOptions = {}): Subscription {
-    return esdbSubscription({ client: this.client, headPosition: () => this.headPosition(), isClosed: () => this.closed }, options)
+    return esdbSubscription({
+      client: this.client, headPosition: () => this.headPosition(), newestPosition: () => this.newestPosition(), isClosed: () => this.closed,
+    }, options)
+  }
+
+  private newest: { at: number; position: Promise<Position | null> } | undefined
+
+  /**
+   * The newest record's position, system records included: what idle subscriptions poll. One
+   * read serves every subscription that asks within a few milliseconds of another.
+   */
+  private newestPosition(): Promise<Position | null> {
+    if (this.newest && Date.now() - this.newest.at < 20) return this.newest.position
+    const position = (async () => {
+      const read = this.client.readAll({ fromPosition: END, direction: BACKWARDS, maxCount: 1 })
+      for await (const resolved of records(read, toEventLogError)) if (resolved.event) return positionOf(resolved.event)
+      return null
+    })()
+    this.newest = { at: Date.now(), position }
+    return position
   }
 
   /**
@@ -169,33 +195,24 @@ export class EsdbEventLog implements EventLog {
     return seen < window ? null : newest
   }
 
-  async deleteStream(stream: string, options: AppendOptions = {}): Promise<void> {
+  async deleteStream(stream: string, options: DeleteOptions = {}): Promise<void> {
     await this.changeStream(stream, options.expectedRevision ?? 'any', 'delete')
   }
 
-  async tombstoneStream(stream: string, options: AppendOptions = {}): Promise<void> {
+  async tombstoneStream(stream: string, options: DeleteOptions = {}): Promise<void> {
     await this.changeStream(stream, options.expectedRevision ?? 'any', 'tombstone')
   }
 
   private async changeStream(stream: string, expected: ExpectedRevision, change: 'delete' | 'tombstone'): Promise<void> {
     this.assertOpen()
-    // The client's delete calls take no `stream_exists`: expect the current last revision instead.
-    const revision = expected === 'stream_exists' ? await this.lastRevision(stream) : clientRevision(expected)
+    assertDeleteExpectation(expected)
+    const revision = clientRevision(expected as Exclude<ExpectedRevision, 'stream_exists'>)
     try {
       if (change === 'delete') await this.client.deleteStream(stream, { expectedRevision: revision })
       else await this.client.tombstoneStream(stream, { expectedRevision: revision })
     } catch (error) {
       throw toWriteError(error, stream, expected, 0)
     }
-  }
-
-  private async lastRevision(stream: string): Promise<bigint> {
-    try {
-      for await (const event of this.readStream(stream, { direction: 'backwards', maxCount: 1 })) return event.revision
-    } catch (error) {
-      if (!(error instanceof StreamNotFound)) throw error
-    }
-    throw new WrongExpectedVersion(stream, 'stream_exists', 'no_stream')
   }
 
   async close(): Promise<void> {

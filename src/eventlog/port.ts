@@ -1,7 +1,8 @@
 /**
- * The event log port. Its semantics are EventStoreDB's, exactly: 0-based stream revisions as
- * bigints, `$all` positions as `{commit, prepare}` bigints, inclusive reads, exclusive
- * subscription starts, and idempotent appends when the same event ids are retried.
+ * The event log port. It promises only what EventStoreDB and the embedded log both keep, so that
+ * code that works on one works on the other: 0-based stream revisions as bigints, `$all`
+ * positions as `{commit, prepare}` bigints, inclusive forward reads, exclusive subscription starts,
+ * and idempotent appends when the same event ids are retried with an exact revision or `no_stream`.
  */
 
 /** A place in the global log (`$all`). Every event we write has `commit === prepare`. */
@@ -29,7 +30,12 @@ export const isJsonObject = (value: unknown): value is JsonObject =>
   value !== null && typeof value === 'object' && !Array.isArray(value)
 
 export interface EventData {
-  /** A UUID. Retrying an append with the same ids is recognised and not written twice. */
+  /**
+   * A UUID. Retrying an append with the same ids and the same exact revision or `no_stream` is
+   * recognised and not written twice. With `any` or `stream_exists` it is not promised:
+   * EventStoreDB recognises such a retry only while an in-memory cache still holds the ids, and
+   * the embedded log never does, so a retry that must not duplicate needs an exact expectation.
+   */
   readonly id: string
   /** Our own PascalCase past-tense name; never starts with `$`. */
   readonly type: string
@@ -60,6 +66,15 @@ export interface AppendOptions {
   readonly expectedRevision?: ExpectedRevision
 }
 
+/**
+ * Deletes take no `stream_exists`: EventStoreDB's delete calls do not, and emulating it (read the
+ * last revision, then delete with it) would race with appends. Both logs refuse it with a TypeError.
+ */
+export interface DeleteOptions {
+  /** Default `'any'`. */
+  readonly expectedRevision?: Exclude<ExpectedRevision, 'stream_exists'>
+}
+
 export interface ReadStreamOptions {
   /** Inclusive. Default `'start'` forwards, `'end'` backwards. */
   readonly fromRevision?: 'start' | 'end' | bigint
@@ -70,7 +85,11 @@ export interface ReadStreamOptions {
 }
 
 export interface ReadAllOptions {
-  /** Inclusive. Default `'start'` forwards, `'end'` backwards. */
+  /**
+   * Forwards: inclusive. Backwards from a position: exclusive, the events strictly before it
+   * (EventStoreDB's rule); backwards from `'end'` starts with the newest event. Default `'start'`
+   * forwards, `'end'` backwards.
+   */
   readonly fromPosition?: 'start' | 'end' | Position
   /** Default `'forwards'`. */
   readonly direction?: 'forwards' | 'backwards'
@@ -116,10 +135,13 @@ export interface EventLog {
   subscribeToAll(options?: SubscribeOptions): Subscription
   /** The position of the newest event, or null when the log is empty. */
   headPosition(): Promise<Position | null>
-  /** Soft delete: reads fail with StreamNotFound; a later append recreates the stream. */
-  deleteStream(stream: string, options?: AppendOptions): Promise<void>
+  /**
+   * Soft delete: reads fail with StreamNotFound; a later append recreates the stream. A stream
+   * that was never written cannot be soft-deleted, whatever the expectation: WrongExpectedVersion.
+   */
+  deleteStream(stream: string, options?: DeleteOptions): Promise<void>
   /** Hard delete: every later read or append fails with StreamDeleted. */
-  tombstoneStream(stream: string, options?: AppendOptions): Promise<void>
+  tombstoneStream(stream: string, options?: DeleteOptions): Promise<void>
   /** Finishes appends in flight, then releases the connection. */
   close(): Promise<void>
 }

@@ -1,10 +1,10 @@
 import Database from 'better-sqlite3'
 import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
-import { DEFAULT_MAX_APPEND_SIZE, decideAppend, deleteAllowed, recordSize, validateEvent, type StreamState } from './append-rules.js'
+import { DEFAULT_MAX_APPEND_SIZE, assertDeleteExpectation, decideAppend, deleteAllowed, recordSize, validateEvent, type StreamState } from './append-rules.js'
 import { EventLogError, MaxAppendSizeExceeded, StreamDeleted, StreamNotFound, Unavailable, WrongExpectedVersion } from './errors.js'
 import type {
-  AppendOptions, AppendResult, EventData, EventLog, ExpectedRevision, Position, ReadAllOptions, ReadStreamOptions,
+  AppendOptions, AppendResult, DeleteOptions, EventData, EventLog, ExpectedRevision, Position, ReadAllOptions, ReadStreamOptions,
   RecordedEvent, SubscribeOptions, Subscription,
 } from './port.js'
 import { sqliteSubscription, type SubscriptionSource } from './sqlite-subscription.js'
@@ -33,8 +33,6 @@ const MAX_REVISION = 2n ** 63n - 2n
 /** Driver errors stop here: ours pass through, SQLite's (busy, I/O, full) become Unavailable. */
 const asEventLogError = (error: unknown): EventLogError =>
   error instanceof EventLogError ? error : new Unavailable(error instanceof Error ? error.message : String(error), { cause: error })
-/** How far back an `any` or `stream_exists` append looks for a retried event id. */
-const RECENT_IDS = 100n
 
 /**
  * The embedded event log: a SQLite file in WAL mode with `synchronous=FULL`, so an acknowledged
@@ -70,8 +68,6 @@ export class SqliteEventLog implements EventLog, SubscriptionSource {
       lastRevision: this.db.prepare('SELECT max(stream_revision) FROM events WHERE stream_id = ?').pluck(),
       deleted: this.db.prepare('SELECT truncate_before, soft_deleted, tombstoned FROM deleted_streams WHERE stream_id = ?'),
       idAt: this.db.prepare('SELECT event_id FROM events WHERE stream_id = ? AND stream_revision = ?').pluck(),
-      recentRevisionOf: this.db.prepare(`SELECT stream_revision FROM events
-        WHERE stream_id = ? AND stream_revision > ? AND event_id = ? ORDER BY stream_revision LIMIT 1`).pluck(),
       positionAt: this.db.prepare('SELECT global_position FROM events WHERE stream_id = ? AND stream_revision = ?').pluck(),
       insert: this.db.prepare('INSERT INTO events (stream_id, stream_revision, event_id, event_type, created_ms, data, metadata) VALUES (?, ?, ?, ?, ?, ?, ?)'),
       undelete: this.db.prepare('UPDATE deleted_streams SET soft_deleted = 0, truncate_before = ? WHERE stream_id = ?'),
@@ -161,8 +157,6 @@ export class SqliteEventLog implements EventLog, SubscriptionSource {
     const state = this.streamState(stream)
     const decision = decideAppend(state, expected, events.map((e) => e.id), {
       idAt: (revision) => this.statements.idAt.get(stream, revision) as string | undefined,
-      // Like EventStoreDB's bounded cache of recent commits: only recent events are compared.
-      revisionOf: (id) => this.statements.recentRevisionOf.get(stream, state.lastRevision - RECENT_IDS, id) as bigint | undefined,
     })
     switch (decision.kind) {
       case 'stream_deleted': return new StreamDeleted(stream)
@@ -229,7 +223,8 @@ export class SqliteEventLog implements EventLog, SubscriptionSource {
     let next: bigint
     if (from === 'start') next = backwards ? 0n : 1n
     else if (from === 'end') next = this.head() + (backwards ? 0n : 1n)
-    else next = from.commit
+    // Backwards from a position starts strictly before it, as EventStoreDB does.
+    else next = backwards ? from.commit - 1n : from.commit
     const statement = backwards ? this.statements.allBackwards : this.statements.allForwards
     while (remaining > 0) {
       const rows = statement.all(next, Math.min(PAGE, remaining)) as EventRow[]
@@ -278,19 +273,21 @@ export class SqliteEventLog implements EventLog, SubscriptionSource {
     return head === null ? null : { commit: head, prepare: head }
   }
 
-  async deleteStream(stream: string, options: AppendOptions = {}): Promise<void> {
+  async deleteStream(stream: string, options: DeleteOptions = {}): Promise<void> {
     this.changeStream(stream, options.expectedRevision ?? 'any', 'delete')
   }
 
-  async tombstoneStream(stream: string, options: AppendOptions = {}): Promise<void> {
+  async tombstoneStream(stream: string, options: DeleteOptions = {}): Promise<void> {
     this.changeStream(stream, options.expectedRevision ?? 'any', 'tombstone')
   }
 
   private changeStream(stream: string, expected: ExpectedRevision, change: 'delete' | 'tombstone'): void {
+    if (this.closed) throw new EventLogError('event log is closed')
+    assertDeleteExpectation(expected)
     this.db.transaction(() => {
       const state = this.streamState(stream)
       if (state.tombstoned) throw new StreamDeleted(stream)
-      if (!deleteAllowed(state, expected)) {
+      if (!deleteAllowed(state, expected, change)) {
         throw new WrongExpectedVersion(stream, expected, state.lastRevision < 0n ? 'no_stream' : state.lastRevision)
       }
       if (change === 'delete') this.statements.softDelete.run(stream)

@@ -1,7 +1,7 @@
 import t from 'tap'
 import {
   CancelledError, DeadlineExceededError, MaxAppendSizeExceededError, NO_STREAM, StreamDeletedError, StreamNotFoundError,
-  UnavailableError, WrongExpectedVersionError,
+  UnavailableError, UnknownError, WrongExpectedVersionError,
 } from '@eventstore/db-client'
 import { MaxAppendSizeExceeded, StreamDeleted, StreamNotFound, Unavailable, WrongExpectedVersion } from '../../src/eventlog/errors.js'
 import { toWriteError } from '../../src/eventlog/esdb.js'
@@ -26,6 +26,14 @@ t.test('EventStoreDB read and transport errors become ours; others pass unchange
   t.ok(toEventLogError(new StreamDeletedError(undefined, 'a'), 'a') instanceof StreamDeleted)
   for (const error of [new UnavailableError(undefined), new CancelledError(undefined), new DeadlineExceededError(undefined)]) {
     t.ok(toEventLogError(error) instanceof Unavailable, `${error.constructor.name} is Unavailable`)
+  }
+  const refused = Object.assign(new Error('14 UNAVAILABLE: No connection established'), { code: 14, details: 'No connection established' })
+  t.ok(toEventLogError(refused) instanceof Unavailable, 'a raw gRPC UNAVAILABLE (the feature probe before an append) is Unavailable')
+  t.ok(toWriteError(refused, 's', 'any', 1) instanceof Unavailable, 'and so it is on the write side')
+  for (const reply of ['Server Is Not Ready', 'Server Is Busy']) {
+    const unknown = new UnknownError(Object.assign(new Error(`2 UNKNOWN: ${reply}`), { code: 2, details: reply }) as never)
+    t.ok(toEventLogError(unknown) instanceof Unavailable, `"${reply}" is Unavailable`)
+    t.ok(toWriteError(unknown, 's', 'any', 1) instanceof Unavailable, `"${reply}" is Unavailable on the write side`)
   }
   const other = new RangeError('x')
   t.equal(toEventLogError(other), other)
@@ -54,4 +62,14 @@ t.test('MongoDB keys survive PostHog property names: $-prefixed, dotted, percent
   t.same(fromStored({ _id: 'p1', ...stored }), doc, 'reading back gives the document written')
   t.equal(storedPath('properties.$browser'), 'properties.%24browser')
   t.equal(storedPath('_id'), '%5Fid')
+})
+
+t.test('given throwOnAppendFailure=false in any spelling, when connecting to EventStoreDB, then the connection string is refused', async (t) => {
+  const { EsdbEventLog } = await import('../../src/eventlog/esdb.js')
+  const { refusedEsdbOption } = await import('../../src/eventlog/esdb-options.js')
+  for (const url of ['esdb://h:2113?throwOnAppendFailure=false', 'esdb://h:2113?tls=false&throw-on-append-failure=false', 'esdb://h?ThrowOnAppendFailure= false']) {
+    t.throws(() => EsdbEventLog.connect(url), { name: 'TypeError', message: /throwOnAppendFailure/ }, url)
+  }
+  t.equal(refusedEsdbOption('esdb://h:2113?tls=false'), null)
+  t.equal(refusedEsdbOption('esdb://h:2113?tls=false&throwOnAppendFailure=true'), null)
 })

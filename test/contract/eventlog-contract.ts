@@ -90,6 +90,26 @@ export const eventLogContract = (t: Test, adapter: EventLogAdapter): void => {
     await t.rejects(collect(log.readStream(stream)), StreamDeleted)
   })
 
+  t.test('given a stream that was never written, when soft-deleting it, then it fails whatever the expectation', async (t) => {
+    for (const expected of ['any', 'no_stream', 0n] as const) {
+      const stream = unique('never-written')
+      const error = await log.deleteStream(stream, { expectedRevision: expected }).then(() => null, (e: unknown) => e)
+      t.ok(error instanceof WrongExpectedVersion, `expecting ${String(expected)}: a conflict`)
+      await t.rejects(collect(log.readStream(stream)), StreamNotFound, 'and the stream is still absent')
+    }
+  })
+
+  t.test('given any stream, when deleting or tombstoning it with stream_exists, then the call is refused before reaching the log', async (t) => {
+    const stream = unique('delete-exists')
+    await log.append(stream, events(1))
+    const asJavaScript = { expectedRevision: 'stream_exists' } as unknown as { expectedRevision: 'any' }
+    await t.rejects(log.deleteStream(stream, asJavaScript), TypeError)
+    await t.rejects(log.tombstoneStream(stream, asJavaScript), TypeError)
+    t.equal((await collect(log.readStream(stream))).length, 1, 'the stream is untouched')
+    await log.deleteStream(stream, { expectedRevision: 0n })
+    await t.rejects(collect(log.readStream(stream)), StreamNotFound, 'an exact revision deletes it')
+  })
+
   t.test('retrying an append with the same ids is recognised and writes nothing twice', async (t) => {
     const stream = unique('retry')
     const first = events(2)
@@ -173,6 +193,8 @@ export const eventLogContract = (t: Test, adapter: EventLogAdapter): void => {
     for (let i = 1; i < read.length; i++) t.ok(comparePositions(read[i - 1]!.position, read[i]!.position) < 0, 'positions increase')
     const [last] = await collect(log.readAll({ direction: 'backwards', maxCount: 1 }))
     t.ok(last, 'reading backwards from the end returns the newest event')
+    const before = await collect(log.readAll({ direction: 'backwards', fromPosition: read[2]!.position, maxCount: 2 }))
+    t.same(before.map((e) => e.data['i']), ['b1', 'a1'], 'reading backwards from a position starts strictly before it')
     const head = await log.headPosition()
     t.ok(head && comparePositions(head, read.at(-1)!.position) >= 0, 'the head is at or after the newest event')
   })
@@ -251,6 +273,36 @@ export const eventLogContract = (t: Test, adapter: EventLogAdapter): void => {
         t.same(undelivered, [], 'no checkpoint passes an event not yet delivered')
       }
     }
+  })
+
+  t.test('given a live filtered subscription, when the newest events are ones it skips, then a checkpoint reaches them soon', async (t) => {
+    const stream = unique('idle')
+    const other = unique('unrelated')
+    const marker = await log.append(stream, [event('MarkerSet')])
+    const subscription = log.subscribeToAll({ fromPosition: marker.position, filter: { streamPrefixes: [stream] } })
+    const timer = setTimeout(() => { void subscription.unsubscribe() }, 5_000)
+    let skipped: Position | undefined
+    let reachedAfterMs = -1
+    let startedAt = 0
+    for await (const item of subscription) {
+      if (item.kind === 'caughtUp' && !skipped) {
+        await log.append(stream, [event('Wanted', { i: 1 })])
+      }
+      if (item.kind === 'event' && !skipped) {
+        await log.append(other, events(3, 'Unwanted'))
+        skipped = (await log.append(other, [event('Unwanted')])).position
+        startedAt = Date.now()
+      }
+      if (item.kind === 'checkpoint' && skipped && comparePositions(item.position, skipped) >= 0) {
+        reachedAfterMs = Date.now() - startedAt
+        break
+      }
+    }
+    clearTimeout(timer)
+    await subscription.unsubscribe()
+    t.ok(skipped, 'the wanted event was delivered live')
+    t.ok(reachedAfterMs >= 0, 'a checkpoint at or past the newest, skipped, event arrived')
+    t.ok(reachedAfterMs < 1_500, `well inside a two-second wait for the head (${reachedAfterMs} ms)`)
   })
 
   t.test('system events never reach readers that use our filters', async (t) => {
