@@ -17,7 +17,10 @@ const addBody = z.object({
   level: z.preprocess((value) => (typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value), z.literal([21, 37])),
 })
 
-type Params = { dashboard_id: string; user_uuid: string }
+const Params = z.object({ project_id: z.string(), dashboard_id: z.string() })
+type Params = z.infer<typeof Params>
+const MemberParams = z.object({ project_id: z.string(), dashboard_id: z.string(), user_uuid: z.string() })
+type MemberParams = z.infer<typeof MemberParams>
 
 /** Dashboard collaborators: a plain array, added by user uuid, removed by user uuid. */
 export const collaboratorRoutes: FastifyPluginAsync<DashboardDeps> = async (app, deps) => {
@@ -37,13 +40,13 @@ export const collaboratorRoutes: FastifyPluginAsync<DashboardDeps> = async (app,
     return actor
   }
 
-  app.get<{ Params: Params }>('/dashboards/:dashboard_id/collaborators/', { config: { scopes: ['dashboard:read'] } }, async (request) => {
+  app.get<{ Params: Params }>('/dashboards/:dashboard_id/collaborators/', { schema: { params: Params }, config: { scopes: ['dashboard:read'] } }, async (request) => {
     const dashboard = await dashboardOf(request, request.params.dashboard_id)
     const users = await basicUsers(models, dashboard.collaborators.map((c) => c.user_uuid))
     return dashboard.collaborators.map((c) => collaboratorJson(dashboard, c, users))
   })
 
-  app.post<{ Params: Params }>('/dashboards/:dashboard_id/collaborators/', { config: { scopes: ['dashboard:write'] } }, async (request, reply) => {
+  app.post<{ Params: Params }>('/dashboards/:dashboard_id/collaborators/', { schema: { params: Params }, config: { scopes: ['dashboard:write'] } }, async (request, reply) => {
     const dashboard = await dashboardOf(request, request.params.dashboard_id)
     const actor = editableBy(dashboard, request)
     const body = parseBody(addBody, request.body)
@@ -58,7 +61,7 @@ export const collaboratorRoutes: FastifyPluginAsync<DashboardDeps> = async (app,
     return reply.status(201).send(collaboratorJson(updated, added, await basicUsers(models, [added.user_uuid])))
   })
 
-  app.delete<{ Params: Params }>('/dashboards/:dashboard_id/collaborators/:user_uuid/', { config: { scopes: ['dashboard:write'] } }, async (request, reply) => {
+  app.delete<{ Params: MemberParams }>('/dashboards/:dashboard_id/collaborators/:user_uuid/', { schema: { params: MemberParams }, config: { scopes: ['dashboard:write'] } }, async (request, reply) => {
     const dashboard = await dashboardOf(request, request.params.dashboard_id)
     const actor = editableBy(dashboard, request)
     await dashboardCommand(deps, dashboard, { type: 'RemoveCollaborator', actor, userUuid: request.params.user_uuid, at: new Date().toISOString() }, commandContext(request))
@@ -67,6 +70,6 @@ export const collaboratorRoutes: FastifyPluginAsync<DashboardDeps> = async (app,
 
   const notAllowed = (method: string) => async (_request: unknown, reply: import('fastify').FastifyReply) =>
     reply.status(405).send({ type: 'invalid_request', code: 'method_not_allowed', detail: `Method "${method}" not allowed.`, attr: null })
-  app.patch('/dashboards/:dashboard_id/collaborators/:user_uuid/', { config: { scopes: ['dashboard:write'] } }, notAllowed('PATCH'))
-  app.put('/dashboards/:dashboard_id/collaborators/:user_uuid/', { config: { scopes: ['dashboard:write'] } }, notAllowed('PUT'))
+  app.patch('/dashboards/:dashboard_id/collaborators/:user_uuid/', { schema: { params: MemberParams }, config: { scopes: ['dashboard:write'] } }, notAllowed('PATCH'))
+  app.put('/dashboards/:dashboard_id/collaborators/:user_uuid/', { schema: { params: MemberParams }, config: { scopes: ['dashboard:write'] } }, notAllowed('PUT'))
 }

@@ -2,7 +2,8 @@ import type { FastifyPluginAsync } from 'fastify'
 import { activityPage } from '../activity/activity-log.js'
 import { stateAsOf } from '../audit/as-of.js'
 import { AsOfQuery, DetailParams, cutoffAt } from '../http/as-of.js'
-import type { ZodTypeProvider } from '../http/zod.js'
+import { z } from 'zod'
+import { queryOf, ScopedIdParams, ScopedParams, type ZodTypeProvider } from '../http/zod.js'
 import { NotFound } from '../kernel/errors.js'
 import { basicUsers } from '../accounts/user-lookup.js'
 import { actorOf, commandContext } from '../http/command-context.js'
@@ -19,7 +20,8 @@ import { evolveDashboard, type Dashboard } from './state.js'
 const READ = { scopes: ['dashboard:read'] }
 const WRITE = { scopes: ['dashboard:write'] }
 
-type IdParams = { id: string }
+const IdParams = ScopedIdParams
+type IdParams = z.infer<typeof IdParams>
 
 const byPinnedThenName = (a: Dashboard, b: Dashboard): number =>
   Number(b.pinned) - Number(a.pinned) || (a.name ?? '').localeCompare(b.name ?? '') || a.id - b.id
@@ -32,11 +34,11 @@ export const dashboardRoutes: FastifyPluginAsync<DashboardDeps> = async (app, de
   const detail = async (dashboard: Dashboard, actor: ReturnType<typeof actorOf>) =>
     dashboardDetail(dashboard, actor, await basicUsers(models, usersMentioned(dashboard)))
 
-  app.get('/dashboards/', { config: READ }, async (request) => {
+  app.withTypeProvider<ZodTypeProvider>().get('/dashboards/', { config: READ, schema: { params: ScopedParams, querystring: queryOf('tags', 'creation_mode') } }, async (request) => {
     const environment = await environmentOf(request, models)
-    const query = request.query as Record<string, string | string[] | undefined>
-    const tags = [query['tags'] ?? []].flat().map((tag) => tag.toLowerCase())
-    const mode = typeof query['creation_mode'] === 'string' ? query['creation_mode'] : null
+    const { query } = request
+    const tags = query.tags === undefined ? [] : [query.tags.toLowerCase()]
+    const mode = query.creation_mode ?? null
     const all = await models.find<Dashboard>('dashboards', { where: { environment_id: environment.id, deleted: false } })
     const listed = all
       .filter((d) => tags.length === 0 || d.tags.some((tag) => tags.includes(tag)))
@@ -49,7 +51,7 @@ export const dashboardRoutes: FastifyPluginAsync<DashboardDeps> = async (app, de
     return paginated(request, page, listed.length, slice.map((d) => dashboardBasic(d, actor, users)))
   })
 
-  app.post('/dashboards/', { config: WRITE }, async (request, reply) => {
+  app.post('/dashboards/', { config: WRITE, schema: { params: ScopedParams } }, async (request, reply) => {
     const environment = await environmentOf(request, models)
     const body = parseBody(createDashboardBody, request.body)
     const dashboard = await createDashboard(deps, environment, body, commandContext(request))
@@ -69,7 +71,7 @@ export const dashboardRoutes: FastifyPluginAsync<DashboardDeps> = async (app, de
     return detail(past, actorOf(request))
   })
 
-  app.patch<{ Params: IdParams }>('/dashboards/:id/', { config: WRITE }, async (request) => {
+  app.patch<{ Params: IdParams }>('/dashboards/:id/', { schema: { params: IdParams }, config: WRITE }, async (request) => {
     const environment = await environmentOf(request, models)
     const dashboard = await findDashboard(models, environment, request.params.id)
     const body = parseBody(updateDashboardBody, request.body)
@@ -78,9 +80,9 @@ export const dashboardRoutes: FastifyPluginAsync<DashboardDeps> = async (app, de
   })
 
   // Hard deletion is refused with a bare 405; PATCH `deleted: true` soft-deletes.
-  app.delete<{ Params: IdParams }>('/dashboards/:id/', { config: WRITE }, async (_request, reply) => reply.status(405).send())
+  app.delete<{ Params: IdParams }>('/dashboards/:id/', { schema: { params: IdParams }, config: WRITE }, async (_request, reply) => reply.status(405).send())
 
-  app.patch<{ Params: IdParams }>('/dashboards/:id/move_tile/', { config: { scopes: [], scopedKeys: false } }, async (request) => {
+  app.patch<{ Params: IdParams }>('/dashboards/:id/move_tile/', { schema: { params: IdParams }, config: { scopes: [], scopedKeys: false } }, async (request) => {
     const environment = await environmentOf(request, models)
     const source = await liveDashboard(models, environment, request.params.id)
     const body = parseBody(moveTileBody, request.body)
@@ -89,7 +91,7 @@ export const dashboardRoutes: FastifyPluginAsync<DashboardDeps> = async (app, de
     return detail(await moveTile(deps, source, destination, body.tile.id, actor, commandContext(request)), actor)
   })
 
-  app.get<{ Params: IdParams }>('/dashboards/:id/activity/', { config: READ }, async (request) => {
+  app.get<{ Params: IdParams }>('/dashboards/:id/activity/', { schema: { params: IdParams }, config: READ }, async (request) => {
     const environment = await environmentOf(request, models)
     const dashboard = await findDashboard(models, environment, request.params.id)
     return activityPage(request, deps, dashboardActivity, dashboardStream(dashboard.id), String(dashboard.id))

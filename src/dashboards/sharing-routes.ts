@@ -11,17 +11,19 @@ import type { Dashboard } from './state.js'
 
 const sharingBody = z.object({ enabled: drfBoolean })
 
-type Params = { dashboard_id: string }
+const Params = z.object({ project_id: z.string(), dashboard_id: z.string() })
+type Params = z.infer<typeof Params>
+const TokenParams = z.object({ token: z.string() })
 
 /** A dashboard's sharing configuration; its token is fixed when the dashboard is created. */
 export const sharingRoutes: FastifyPluginAsync<DashboardDeps> = async (app, deps) => {
   const { models } = deps
-  app.get<{ Params: Params }>('/dashboards/:dashboard_id/sharing/', { config: { scopes: ['sharing_configuration:read'] } }, async (request) => {
+  app.get<{ Params: Params }>('/dashboards/:dashboard_id/sharing/', { schema: { params: Params }, config: { scopes: ['sharing_configuration:read'] } }, async (request) => {
     const environment = await environmentOf(request, models)
     return sharingJson(await liveDashboard(models, environment, request.params.dashboard_id))
   })
 
-  app.patch<{ Params: Params }>('/dashboards/:dashboard_id/sharing/', { config: { scopes: ['sharing_configuration:write'] } }, async (request) => {
+  app.patch<{ Params: Params }>('/dashboards/:dashboard_id/sharing/', { schema: { params: Params }, config: { scopes: ['sharing_configuration:write'] } }, async (request) => {
     const environment = await environmentOf(request, models)
     const dashboard = await liveDashboard(models, environment, request.params.dashboard_id)
     const body = parseBody(sharingBody, request.body)
@@ -40,6 +42,6 @@ export const sharedViewRoutes: FastifyPluginAsync<DashboardDeps> = async (app, {
     return { dashboard: sharedDashboard(dashboard, await basicUsers(models, usersMentioned(dashboard))) }
   }
   for (const path of ['/shared/:token', '/shared_dashboard/:token', '/embedded/:token']) {
-    app.get<{ Params: { token: string } }>(path, async (request) => view(request.params.token))
+    app.get<{ Params: { token: string } }>(path, { schema: { params: TokenParams } }, async (request) => view(request.params.token))
   }
 }

@@ -12,6 +12,7 @@ import { environmentBasic, environmentDetail } from './serialize.js'
 import { environmentStream } from '../accounts/events.js'
 import { stateAsOf } from '../audit/as-of.js'
 import { AsOfQuery, cutoffAt } from '../http/as-of.js'
+import { z } from 'zod'
 import type { ZodTypeProvider } from '../http/zod.js'
 import { evolveEnvironmentDocument } from './document.js'
 import { changeEnvironment, createEnvironment, newProjectToken, type EnvironmentDeps } from './service.js'
@@ -21,11 +22,21 @@ const READ = { scopes: ['project:read'] }
 const NO_ACCESS = "You don't have access to the project."
 const WRITE = { scopes: ['project:write'] }
 
+const ProjectOnly = z.object({ project_id: z.string() })
+const ProjectAndEnvironment = z.object({ project_id: z.string(), environment_id: z.string() })
+const ProjectParams = z.looseObject({ project_id: z.string().optional(), environment_id: z.string().optional() })
+
+/** A path parameter of these routes, or '' when the route has none by that name. */
+const paramOf = (request: FastifyRequest, name: 'project_id' | 'environment_id'): string => {
+  const parsed = ProjectParams.safeParse(request.params)
+  return (parsed.success ? parsed.data[name] : undefined) ?? ''
+}
+
 /** The project a route names, in the caller's organization. */
 const projectOf = async (request: FastifyRequest, deps: EnvironmentDeps, foreign: () => Error): Promise<JsonObject> => {
   const principal = principalOf(request)
   const { user } = principal
-  const raw = (request.params as { project_id?: string }).project_id ?? ''
+  const raw = paramOf(request, 'project_id')
   const reach = (project: JsonObject) => checkKeyReachesEnvironment(principal, { id: Number(project['id']), organization: String(project['organization_id']) })
   if (raw === '@current') {
     const [first] = await deps.models.find('projects', { where: { organization_id: user.organization_id }, orderBy: [['id', 'asc']], limit: 1 })
@@ -53,7 +64,7 @@ const visibleEnvironment = async (request: FastifyRequest, deps: EnvironmentDeps
 
 const environmentInProject = async (request: FastifyRequest, deps: EnvironmentDeps): Promise<Environment> => {
   const project = await projectOf(request, deps, () => new PermissionDenied("You don't have access to the project."))
-  const raw = (request.params as { environment_id?: string }).environment_id ?? ''
+  const raw = paramOf(request, 'environment_id')
   const environment = /^\d+$/.test(raw) ? await deps.models.get<Environment>('environments', String(Number(raw))) : null
   if (!environment || environment.project_id !== Number(project['id'])) throw new NotFound()
   checkKeyReachesEnvironment(principalOf(request), environment)
@@ -101,19 +112,19 @@ export const environmentRoutes: FastifyPluginAsync<EnvironmentDeps> = async (app
     return paginated(request, page, projects.length, results)
   })
 
-  app.get('/api/projects/:project_id/', { config: READ }, async (request) => {
+  app.get('/api/projects/:project_id/', { config: READ, schema: { params: ProjectOnly } }, async (request) => {
     const project = await projectOf(request, deps, () => new PermissionDenied("You don't have access to the project."))
     const primary = await deps.models.get<Environment>('environments', String(project['id']))
     if (!primary) throw new NotFound('Project not found.')
     return { ...detail(request, primary), name: project['name'] }
   })
 
-  app.get('/api/projects/:project_id/environments/', { config: READ }, async (request) => {
+  app.get('/api/projects/:project_id/environments/', { config: READ, schema: { params: ProjectOnly } }, async (request) => {
     const project = await projectOf(request, deps, () => new PermissionDenied("You don't have access to the project."))
     return listed(request, deps, { project_id: Number(project['id']) })
   })
 
-  app.post('/api/projects/:project_id/environments/', { config: WRITE }, async (request, reply) => {
+  app.post('/api/projects/:project_id/environments/', { config: WRITE, schema: { params: ProjectOnly } }, async (request, reply) => {
     const project = await projectOf(request, deps, () => new NotFound('Organization not found.'))
     const body = parseBody(createEnvironmentBody, request.body)
     if (actorOf(request).level < ADMIN && body.is_demo !== true) throw new PermissionDenied('Your organization access level is insufficient.')
@@ -130,7 +141,7 @@ export const environmentRoutes: FastifyPluginAsync<EnvironmentDeps> = async (app
     const environment = await environmentInProject(request, deps)
     return detail(request, request.query.as_of === undefined ? environment : await environmentAsOf(deps, environment, request.query.as_of))
   })
-  app.patch('/api/projects/:project_id/environments/:environment_id/', { config: WRITE }, async (request) =>
+  app.patch('/api/projects/:project_id/environments/:environment_id/', { config: WRITE, schema: { params: ProjectAndEnvironment } }, async (request) =>
     update(request, await environmentInProject(request, deps)))
 
   app.get('/api/environments/', { config: READ }, async (request) => {
@@ -147,9 +158,9 @@ export const environmentRoutes: FastifyPluginAsync<EnvironmentDeps> = async (app
     const environment = await visibleEnvironment(request, deps)
     return detail(request, request.query.as_of === undefined ? environment : await environmentAsOf(deps, environment, request.query.as_of))
   })
-  app.patch('/api/environments/:project_id/', { config: WRITE }, async (request) => update(request, await visibleEnvironment(request, deps)))
+  app.patch('/api/environments/:project_id/', { config: WRITE, schema: { params: ProjectOnly } }, async (request) => update(request, await visibleEnvironment(request, deps)))
 
-  app.patch('/api/environments/:project_id/reset_token/', { config: WRITE }, async (request) => {
+  app.patch('/api/environments/:project_id/reset_token/', { config: WRITE, schema: { params: ProjectOnly } }, async (request) => {
     const environment = await visibleEnvironment(request, deps)
     if (actorOf(request).level < ADMIN) throw new PermissionDenied('Your organization access level is insufficient.')
     const updated = await changeEnvironment(deps, environment, { type: 'ResetToken', apiToken: newProjectToken(), at: new Date().toISOString() }, commandContext(request))

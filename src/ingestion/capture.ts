@@ -4,7 +4,7 @@ import { SCHEMA_VERSION } from '../kernel/handle-command.js'
 import { newEventId, newUlid } from '../kernel/ids.js'
 import { appendCaptured } from './append.js'
 import type { CapturedEvent } from './captured-event.js'
-import type { IngestRequestLike } from './decode.js'
+import { queryParam, type IngestRequestLike } from './decode.js'
 import { decodeJobOf, isHeavy, runDecodeJob, type DecodedRequest } from './decode-job.js'
 import type { DecodePool } from './decode-pool.js'
 import { unknownToken } from './errors.js'
@@ -77,7 +77,7 @@ export const capture = async (deps: CaptureDeps, input: CaptureInput): Promise<C
   const environmentId = await deps.resolveToken(token)
   if (environmentId === null) throw unknownToken()
 
-  const sentAt = requestSentAt(request.sentAt, (input.query as Record<string, unknown> | undefined)?.['_'])
+  const sentAt = requestSentAt(request.sentAt, queryParam(input.query, '_'))
   const nowIso = new Date(now).toISOString()
   const context: RequestContext = { now, nowIso, sentAt, sentAtIso: sentAt === null ? null : new Date(sentAt).toISOString(), ip: input.ip }
   const captured: CapturedEvent[] = []

@@ -43,8 +43,11 @@ const header = (request: IngestRequestLike, name: string): string | undefined =>
   return Array.isArray(value) ? value[0] : value
 }
 
-const queryValue = (request: IngestRequestLike, name: string): unknown =>
-  request.query !== null && typeof request.query === 'object' ? (request.query as Record<string, unknown>)[name] : undefined
+/** One query parameter of an ingestion request, whatever shape the query arrived in. */
+export const queryParam = (query: unknown, name: string): unknown =>
+  query !== null && typeof query === 'object' && Object.hasOwn(query, name) ? Reflect.get(query, name) : undefined
+
+const queryValue = (request: IngestRequestLike, name: string): unknown => queryParam(request.query, name)
 
 const startsWithGzip = (bytes: Buffer): boolean =>
   bytes.length >= 3 && bytes[0] === GZIP_MAGIC[0] && bytes[1] === GZIP_MAGIC[1] && bytes[2] === GZIP_MAGIC[2]

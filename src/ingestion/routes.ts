@@ -1,7 +1,9 @@
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import type { EventLog } from '../eventlog/port.js'
 import type { ReadModels } from '../../projections/read-models.js'
+import type { z } from 'zod'
 import { clientIp } from '../http/client-ip.js'
+import { queryOf } from '../http/zod.js'
 import { capture } from './capture.js'
 import { v1AsBatch, v1Token } from './capture-v1.js'
 import { decodeIngestBody } from './decode.js'
@@ -28,6 +30,10 @@ const EVENT_BODY_LIMIT = 2 * MiB
 const CAPTURE_PATHS = ['/e', '/i/v0/e', '/capture', '/track', '/engage', '/batch'] as const
 
 const OK_BODY = '{"status":1}'
+
+/** The query parameters capture reads (the decoder reads `data`, `compression` and `ver`; `_` is sent-at; `beacon` asks for a 204). */
+const IngestQuery = queryOf('data', 'compression', 'ver', '_', 'beacon', 'ip', 'token', 'api_key')
+type IngestQuery = z.infer<typeof IngestQuery>
 
 
 /**
@@ -59,14 +65,14 @@ export const ingestRoutes: FastifyPluginAsync<IngestDeps> = async (app, deps) =>
     return reply.status(refusal.status).send(refusal.body)
   })
 
-  const handle = (path: string) => async (request: FastifyRequest, reply: FastifyReply) => {
+  const handle = (path: string) => async (request: FastifyRequest<{ Querystring: IngestQuery }>, reply: FastifyReply) => {
     await capture({
       log: deps.log,
       resolveToken: (token) => tokens.resolve(token),
       onDrop: (reason) => request.log.debug({ reason }, 'event dropped'),
       decoder,
     }, { body: request.body, headers: request.headers, query: request.query, ip: clientIp(request.headers['x-forwarded-for'], request.socket.remoteAddress), engage: path === '/engage' })
-    if ((request.query as Record<string, unknown>)['beacon'] === '1') return reply.status(204).send()
+    if (request.query.beacon === '1') return reply.status(204).send()
     return reply.header('content-type', 'application/json; charset=utf-8').send(OK_BODY)
   }
 
@@ -85,7 +91,7 @@ export const ingestRoutes: FastifyPluginAsync<IngestDeps> = async (app, deps) =>
 
   for (const path of CAPTURE_PATHS) {
     const bodyLimit = path === '/batch' ? BATCH_BODY_LIMIT : EVENT_BODY_LIMIT
-    app.route({ method: ['GET', 'POST'], url: path, bodyLimit, handler: handle(path) })
+    app.route<{ Querystring: IngestQuery }>({ method: ['GET', 'POST'], url: path, bodyLimit, schema: { querystring: IngestQuery }, handler: handle(path) })
     app.options(path, answerPreflight)
   }
 }

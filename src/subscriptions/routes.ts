@@ -19,7 +19,7 @@ import { subscriptionJson } from './serialize.js'
 import { evolveSubscription, type Subscription } from './state.js'
 import { stateAsOf } from '../audit/as-of.js'
 import { AsOfQuery, DetailParams, cutoffAt } from '../http/as-of.js'
-import type { ZodTypeProvider } from '../http/zod.js'
+import { queryOf, ScopedIdParams, ScopedParams, type ZodTypeProvider } from '../http/zod.js'
 
 export interface SubscriptionDeps {
   readonly log: EventLog
@@ -59,22 +59,24 @@ export const subscriptionRoutes: FastifyPluginAsync<SubscriptionDeps> = async (a
     return subscription
   }
 
-  app.get('/subscriptions/', { config: READ }, async (request: FastifyRequest) => {
+  app.withTypeProvider<ZodTypeProvider>().get('/subscriptions/', {
+    config: READ, schema: { params: ScopedParams, querystring: queryOf('deleted', 'dashboard', 'insight') },
+  }, async (request) => {
     const environment = await environmentOf(request, models)
-    const query = request.query as Record<string, string | undefined>
+    const { query } = request
     const all = await models.find<Subscription>('subscriptions', { where: { environment_id: environment.id }, orderBy: [['id', 'asc']] })
-    const wantDeleted = query['deleted'] === 'true'
+    const wantDeleted = query.deleted === 'true'
     const listed = all
       .filter((s) => s.deleted === wantDeleted)
-      .filter((s) => query['dashboard'] === undefined || String(s.dashboard) === query['dashboard'])
-      .filter((s) => query['insight'] === undefined || String(s.insight) === query['insight'])
+      .filter((s) => query.dashboard === undefined || String(s.dashboard) === query.dashboard)
+      .filter((s) => query.insight === undefined || String(s.insight) === query.insight)
     const page = pageOf(request.query)
     const slice = listed.slice(page.offset, page.offset + page.limit)
     const users = await basicUsers(models, slice.map((s) => s.created_by))
     return paginated(request, page, listed.length, slice.map((s) => subscriptionJson(s, users)))
   })
 
-  app.post('/subscriptions/', { config: WRITE }, async (request, reply) => {
+  app.post('/subscriptions/', { config: WRITE, schema: { params: ScopedParams } }, async (request, reply) => {
     const environment = await environmentOf(request, models)
     const body = parseBody(createSubscriptionBody, request.body)
     const fields: SubscriptionFields = {
@@ -108,7 +110,7 @@ export const subscriptionRoutes: FastifyPluginAsync<SubscriptionDeps> = async (a
     return respond(past)
   })
 
-  app.patch<{ Params: { id: string } }>('/subscriptions/:id/', { config: WRITE }, async (request) => {
+  app.patch<{ Params: { id: string } }>('/subscriptions/:id/', { config: WRITE, schema: { params: ScopedIdParams } }, async (request) => {
     const environment = await environmentOf(request, models)
     const subscription = await findSubscription(models, environment, request.params.id)
     const { deleted, invite_message: inviteMessage, ...changes } = parseBody(updateSubscriptionBody, request.body)
@@ -122,9 +124,9 @@ export const subscriptionRoutes: FastifyPluginAsync<SubscriptionDeps> = async (a
     }, context))
   })
 
-  app.delete<{ Params: { id: string } }>('/subscriptions/:id/', { config: WRITE }, async (_request, reply) => reply.status(405).send())
+  app.delete<{ Params: { id: string } }>('/subscriptions/:id/', { config: WRITE, schema: { params: ScopedIdParams } }, async (_request, reply) => reply.status(405).send())
 
-  app.get<{ Params: { id: string } }>('/subscriptions/:id/activity/', { config: READ }, async (request) => {
+  app.get<{ Params: { id: string } }>('/subscriptions/:id/activity/', { config: READ, schema: { params: ScopedIdParams } }, async (request) => {
     const environment = await environmentOf(request, models)
     const subscription = await findSubscription(models, environment, request.params.id)
     return activityPage(request, deps, subscriptionActivity, subscriptionStream(subscription.id), String(subscription.id))
