@@ -1,6 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify'
 import { ZodError } from 'zod'
-import { Unavailable } from '../eventlog/errors.js'
 import { DomainError, type ErrorType } from '../kernel/errors.js'
 import { Throttled } from '../auth/rate-limit.js'
 import { isBrokenStoreError, isTransientStoreError } from '../kernel/storage-errors.js'
@@ -33,9 +32,6 @@ const fromZod = (error: ZodError, request: FastifyRequest, context: string | und
 /** Maps anything thrown by a route to PostHog's error shape; 5xx never carries internal text. */
 export const toHttpError = (error: unknown, request: FastifyRequest): { status: number; body: ErrorBody } => {
   if (error instanceof DomainError) return { status: error.status, body: body(error.type, error.code, error.message, error.attr) }
-  if (error instanceof Unavailable) {
-    return { status: 503, body: body('server_error', 'service_unavailable', 'The event log is unavailable; please retry.') }
-  }
   if (error instanceof ZodError) {
     return { status: 400, body: fromZod(error, request, (error as { validationContext?: string }).validationContext) }
   }

@@ -48,5 +48,5 @@ t.test('given the event log becomes unreachable, when a client captures or creat
   t.same(capture.body, { status: 503, code: 'service_unavailable', error: 'service unavailable: transient error, please retry' })
   const created = await http.post(`/api/projects/${running.installation.project_id}/dashboards/`, { name: 'Weekly' })
   t.equal(created.status, 503, 'a management write answers 503')
-  t.same(created.body, { type: 'server_error', code: 'service_unavailable', detail: 'The event log is unavailable; please retry.', attr: null })
+  t.same(created.body, { type: 'server_error', code: 'service_unavailable', detail: 'Storage is unavailable at the moment. Please retry shortly.', attr: null })
 })
