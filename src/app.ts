@@ -2,6 +2,7 @@ import { parse as parseQuery } from 'node:querystring'
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify'
 import type { EventLog } from './eventlog/port.js'
 import type { ReadStore } from './readstore/port.js'
+import type { Mailer } from './mail/mailer.js'
 import type { Projections } from '../projections/projection-set.js'
 import type { ReadModels } from '../projections/read-models.js'
 import { accountRoutes } from './accounts/routes.js'
@@ -55,6 +56,8 @@ export interface AppDeps {
   readonly logger?: FastifyBaseLogger
   /** Requests allowed per personal API key; none (no limit) when not given. */
   readonly rateLimits?: readonly RateWindow[]
+  /** Sends invitation e-mails; none when SMTP is not configured. */
+  readonly mailer?: Mailer
   /** How long a client may take to send a whole request, headers and body. Default 30 s. */
   readonly requestTimeoutMs?: number
 }

@@ -27,6 +27,10 @@ const Env = z.object({
    */
   HEDGELOG_PROJECTION_NICE: z.coerce.number({ error: 'must be a whole number from 0 to 19' }).int('must be a whole number from 0 to 19')
     .min(0, 'must be a whole number from 0 to 19').max(19, 'must be a whole number from 0 to 19').default(19),
+  /** SMTP server for invitation e-mails, e.g. `smtp://user:password@mail.example.com:587`; unset sends none. */
+  HEDGELOG_SMTP_URL: z.string().regex(/^smtps?:\/\/./, 'must be an smtp:// or smtps:// URL').optional(),
+  /** The sender of Hedgelog's e-mails. */
+  HEDGELOG_SMTP_FROM: z.string().min(3, 'must be an address such as Hedgelog <hedgelog@example.com>').default('Hedgelog <hedgelog@localhost>'),
   /** Limits per personal API key, e.g. `480/minute,4800/hour` (PostHog's), or `off`. */
   HEDGELOG_RATE_LIMITS: z.string().refine((text) => parseRateLimits(text) !== null, 'must be like 480/minute,4800/hour, or off').default('480/minute,4800/hour'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], { error: 'must be one of fatal, error, warn, info, debug, trace, silent' }).default('info'),

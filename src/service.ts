@@ -9,6 +9,7 @@ import type { ReadStore } from './readstore/port.js'
 import { projectionWatchdog } from './scheduler/projection-watchdog.js'
 import { startScheduler, type Scheduler } from './scheduler/scheduler.js'
 import { openStorage } from './storage.js'
+import { smtpMailer, type Mailer } from './mail/mailer.js'
 import { allProjectors } from '../projections/index.js'
 import { ProjectionSet, type Projections } from '../projections/projection-set.js'
 import { ThreadedProjections } from '../projections/threads/host.js'
@@ -81,8 +82,10 @@ export const startService = async (config: Config, roles: readonly Role[], logge
   const httpRoles = roles.filter((role): role is HttpRole => role === 'api' || role === 'ingest')
   let app: FastifyInstance | undefined
   let address: string | undefined
+  let mailer: Mailer | undefined
   if (httpRoles.length > 0) {
-    app = await buildApp({ log, store, models, roles: httpRoles, logger, rateLimits: parseRateLimits(config.HEDGELOG_RATE_LIMITS)!, ...(projections ? { projections } : {}) })
+    mailer = config.HEDGELOG_SMTP_URL ? smtpMailer(config.HEDGELOG_SMTP_URL, config.HEDGELOG_SMTP_FROM) : undefined
+    app = await buildApp({ log, store, models, roles: httpRoles, logger, ...(mailer ? { mailer } : {}), rateLimits: parseRateLimits(config.HEDGELOG_RATE_LIMITS)!, ...(projections ? { projections } : {}) })
     address = await app.listen({ host: config.HOST, port: config.PORT })
   }
 
@@ -90,6 +93,7 @@ export const startService = async (config: Config, roles: readonly Role[], logge
     log, store, models, ...(projections ? { projections } : {}), ...(app ? { app } : {}), ...(address ? { address } : {}),
     async close() {
       await app?.close()
+      mailer?.close()
       await scheduler?.stop()
       await projections?.stop()
       await log.close()

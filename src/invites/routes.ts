@@ -11,6 +11,7 @@ import { handleCommand } from '../kernel/handle-command.js'
 import { newUlid } from '../kernel/ids.js'
 import { OrganizationParams } from '../organizations/schemas.js'
 import { organizationOf, type OrganizationDeps } from '../organizations/service.js'
+import { inviteMail } from './invite-mail.js'
 import { inviteDecider, type InviteCommand } from './decider.js'
 import { INVITE_DAYS_VALIDITY, inviteStream } from './events.js'
 import { CreateInviteBody, InviteParams } from './schemas.js'
@@ -62,7 +63,16 @@ export const inviteRoutes: FastifyPluginAsync<OrganizationDeps> = async (plain, 
       },
     }, context)
     const invite = (await models.get<JsonObject>('invites', inviteId))!
-    return reply.status(201).send(inviteJson(invite, await basicUsers(models, [actor.uuid]), context.now))
+    const inviter = await basicUsers(models, [actor.uuid])
+    if (deps.mailer) {
+      const from = inviter.get(actor.uuid)
+      // Sent after the answer, as PostHog sends it; a failure is logged, the invite stands.
+      void deps.mailer.send(inviteMail({
+        inviteId, email, firstName: body.first_name ?? '', organizationName: String(organization['name'] ?? ''),
+        inviterName: String(from?.['first_name'] || from?.['email'] || 'A member'), message: body.message ?? null, expiresAt: String(invite['expires_at']),
+      })).catch((error: unknown) => request.log.error({ err: error, invite: inviteId }, 'invite e-mail not sent'))
+    }
+    return reply.status(201).send(inviteJson(invite, inviter, context.now))
   })
 
   app.delete('/api/organizations/:id/invites/:invite_id/', { config: WRITE, schema: { params: InviteParams } }, async (request, reply) => {

@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify'
 import type { EventLog, JsonObject } from '../eventlog/port.js'
+import type { Mailer } from '../mail/mailer.js'
 import { principalOf } from '../auth/authenticate.js'
 import { checkKeyReachesOrganization } from '../auth/key-reach.js'
 import { organizationStream } from '../accounts/events.js'
@@ -11,6 +12,8 @@ import { organizationDecider, type OrganizationCommand } from './decider.js'
 export interface OrganizationDeps {
   readonly log: EventLog
   readonly models: ReadModels
+  /** Sends invitation e-mails when SMTP is configured. */
+  readonly mailer?: Mailer
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
