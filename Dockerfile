@@ -14,6 +14,10 @@ ENV NODE_ENV=production HOST=0.0.0.0 PORT=8000
 COPY --from=build /app/package.json ./
 COPY --from=build /app/node_modules node_modules
 COPY --from=build /app/dist dist
+# The embedded mode keeps its SQLite files here; mount a volume on it to keep them.
+RUN mkdir -p /app/data && chown node:node /app/data
+ENV HEDGELOG_DATA_DIR=/app/data
+VOLUME /app/data
 USER node
 EXPOSE 8000
 ENTRYPOINT ["node", "dist/src/main.js"]

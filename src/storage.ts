@@ -73,10 +73,15 @@ export const openEventLog = async (config: Config): Promise<EventLog> =>
     : openSqliteEventLog(config.eventLogPath)
 
 /** The read store the configuration names: MongoDB when its URL is set, else the SQLite file. */
-export const openReadStore = async (config: Config, options: OpenStorageOptions = {}): Promise<ReadStore> =>
-  config.HEDGELOG_MONGO_URL
-    ? (await import('./readstore/mongo.js')).MongoReadStore.connect(config.HEDGELOG_MONGO_URL, config.HEDGELOG_MONGO_DATABASE)
-    : openSqliteReadStore(config.readStorePath, options)
+export const openReadStore = async (config: Config, options: OpenStorageOptions = {}): Promise<ReadStore> => {
+  if (!config.HEDGELOG_MONGO_URL) return openSqliteReadStore(config.readStorePath, options)
+  const { MongoReadStore, NotAReplicaSet } = await import('./readstore/mongo.js')
+  try {
+    return await MongoReadStore.connect(config.HEDGELOG_MONGO_URL, config.HEDGELOG_MONGO_DATABASE)
+  } catch (error) {
+    throw error instanceof NotAReplicaSet ? new StorageError(error.message) : error
+  }
+}
 
 export const openStorage = async (config: Config, options: OpenStorageOptions = {}): Promise<{ log: EventLog; store: ReadStore }> => {
   const log = await openEventLog(config)

@@ -3,9 +3,10 @@ import {
 } from 'mongodb'
 import type { JsonObject, Position } from '../eventlog/port.js'
 import {
-  CheckpointConflict, assertCollection, type CommitBatch, type DocumentChange, type FindQuery, type ReadStore,
+  CheckpointConflict, DocumentRefused, assertCollection, type CommitBatch, type DocumentChange, type FindQuery, type ReadStore,
 } from './port.js'
 import { fromStored, storedPath, toStored, type StoredDocument } from './mongo-keys.js'
+import { documentRefusal, refusalOf, refusedIndex } from './mongo-refusal.js'
 
 
 /** Positions as decimal strings: exact beyond 2^53 without asking the driver for bigints. */
@@ -15,10 +16,19 @@ interface CheckpointDocument {
   prepare: string
 }
 
+/** The configured MongoDB cannot hold read models: said in one line at start-up. */
+export class NotAReplicaSet extends Error {
+  override name = 'NotAReplicaSet'
+}
+
+/** A connection string without its password, to print. */
+const redactedUrl = (url: string): string => url.replace(/\/\/([^:@/]+):[^@/]*@/, '//$1:***@')
+
 interface LeaseDocument {
   _id: string
   owner: string
-  expiresAt: number
+  /** On the server's clock. */
+  expiresAt: Date
 }
 
 const DUPLICATE_KEY = 11000
@@ -49,9 +59,19 @@ export class MongoReadStore implements ReadStore {
 
   private constructor(private readonly client: MongoClient, private readonly db: Db) {}
 
+  /**
+   * Connects and checks that the server is a replica set member (`hello` reports `setName`):
+   * read models and their checkpoint are written in one transaction, which a standalone server
+   * refuses on every commit.
+   */
   static async connect(url: string, databaseName = 'hedgelog'): Promise<MongoReadStore> {
     const client = new MongoClient(url)
     await client.connect()
+    const hello = await client.db('admin').command({ hello: 1 }).catch(async (error: unknown) => { await client.close(); throw error })
+    if (typeof hello['setName'] !== 'string') {
+      await client.close()
+      throw new NotAReplicaSet(`MongoDB at ${redactedUrl(url)} is not a replica set member (hello reports no setName): Hedgelog needs a replica set for transactions; start mongod with --replSet and rs.initiate()`)
+    }
     return new MongoReadStore(client, client.db(databaseName))
   }
 
@@ -113,15 +133,33 @@ export class MongoReadStore implements ReadStore {
    * before any document is touched), then one ordered bulk write per collection. withTransaction
    * may run the callback again on transient errors, so it only touches the database, in sequence.
    */
+  /**
+   * A document MongoDB can never hold (deeper than 100 levels, larger than 16 MiB) is refused as
+   * DocumentRefused before the transaction, and so is the server's own refusal of one, so that
+   * the projector runtime quarantines the event instead of retrying the commit forever.
+   */
   async commit(batch: CommitBatch): Promise<void> {
     const writes = groupByCollection(batch.changes)
     const targets = [...writes.keys()].map((name) => this.collection(name))
     await this.createCollections(['checkpoints', ...writes.keys()])
-    await this.client.withSession((session) => session.withTransaction(async () => {
-      await this.moveCheckpoint(batch, session)
-      for (const target of targets) await target.bulkWrite(writes.get(target.collectionName)!, { ordered: true, session })
-      // Majority, so that a failover cannot roll back documents that readers have already seen.
-    }, { writeConcern: { w: 'majority' } }))
+    let writing: string | null = null
+    try {
+      await this.client.withSession((session) => session.withTransaction(async () => {
+        await this.moveCheckpoint(batch, session)
+        for (const target of targets) {
+          writing = target.collectionName
+          await target.bulkWrite(writes.get(target.collectionName)!, { ordered: true, session })
+        }
+        // Majority, so that a failover cannot roll back documents that readers have already seen.
+      }, { writeConcern: { w: 'majority' } }))
+    } catch (error) {
+      const reason = refusalOf(error)
+      if (reason === null) throw error
+      const collection: string = writing ?? '?'
+      const operation = writes.get(collection)?.[refusedIndex(error) ?? 0]
+      const id = operation && 'replaceOne' in operation ? String(operation.replaceOne.filter._id) : '?'
+      throw new DocumentRefused(collection, id, reason)
+    }
   }
 
   private async moveCheckpoint(batch: CommitBatch, session: ClientSession): Promise<void> {
@@ -172,11 +210,16 @@ export class MongoReadStore implements ReadStore {
   }
 
   /** A live lease of another owner makes the upsert insert a second `_id`: that is "not acquired". */
-  async acquireLease(name: string, owner: string, ttlMs: number, now: number): Promise<boolean> {
+  /**
+   * Expiry is reckoned on the server's clock (`$$NOW` in an update pipeline), so processes on hosts
+   * with skewed clocks cannot both hold a lease; the caller's `now` is not used here. Only a real
+   * server runs this pipeline (contract suite with HEDGELOG_TEST_MONGO_URL).
+   */
+  async acquireLease(name: string, owner: string, ttlMs: number, _now: number): Promise<boolean> {
     try {
       const taken = await this.leases.updateOne(
-        { _id: name, $or: [{ owner }, { expiresAt: { $lte: now } }] },
-        { $set: { owner, expiresAt: now + ttlMs } },
+        { _id: name, $or: [{ owner }, { $expr: { $lte: ['$expiresAt', '$$NOW'] } }] },
+        [{ $set: { owner, expiresAt: { $add: ['$$NOW', ttlMs] } } }],
         { upsert: true },
       )
       return taken.matchedCount + taken.upsertedCount === 1
@@ -198,9 +241,12 @@ export class MongoReadStore implements ReadStore {
 const groupByCollection = (changes: readonly DocumentChange[]): Map<string, AnyBulkWriteOperation<StoredDocument>[]> => {
   const writes = new Map<string, AnyBulkWriteOperation<StoredDocument>[]>()
   for (const change of changes) {
-    const operation: AnyBulkWriteOperation<StoredDocument> = change.doc === null
+    const stored = change.doc === null ? null : toStored(change.doc)
+    const refusal = stored === null ? null : documentRefusal({ _id: change.id, ...stored })
+    if (refusal !== null) throw new DocumentRefused(change.collection, change.id, refusal)
+    const operation: AnyBulkWriteOperation<StoredDocument> = stored === null
       ? { deleteOne: { filter: { _id: change.id } } }
-      : { replaceOne: { filter: { _id: change.id }, replacement: toStored(change.doc), upsert: true } }
+      : { replaceOne: { filter: { _id: change.id }, replacement: stored, upsert: true } }
     const list = writes.get(change.collection) ?? []
     list.push(operation)
     writes.set(change.collection, list)
