@@ -4,7 +4,7 @@ import {
 } from '@eventstore/db-client'
 import { assertDeleteExpectation, recordSize, validateEvent } from './append-rules.js'
 import { refusedEsdbOption } from './esdb-options.js'
-import { EventLogError, MaxAppendSizeExceeded, WrongExpectedVersion } from './errors.js'
+import { EventLogError, MaxAppendSizeExceeded, Unavailable, WrongExpectedVersion } from './errors.js'
 import {
   asCommandError, esdbSubscription, fromClientPosition, fromClientRecord, isSystemRecord, positionOf, records, toEventLogError, toReadPosition,
 } from './esdb-subscription.js'
@@ -32,6 +32,15 @@ export const toWriteError = (raw: unknown, stream: string, expected: ExpectedRev
   return toEventLogError(raw, stream)
 }
 
+/** How long an append may take on the server before it counts as unavailable. */
+const APPEND_DEADLINE_MS = 10_000
+
+const withinDeadline = <T>(work: Promise<T>, ms: number, late: () => Error): Promise<T> => {
+  let timer: NodeJS.Timeout | undefined
+  const expired = new Promise<never>((_, reject) => { timer = setTimeout(() => reject(late()), ms) })
+  return Promise.race([work, expired]).finally(() => clearTimeout(timer))
+}
+
 const samePosition = (a: Position, b: Position): boolean => a.commit === b.commit && a.prepare === b.prepare
 
 /**
@@ -44,13 +53,13 @@ export class EsdbEventLog implements EventLog {
   private closed = false
   private readonly inFlight = new Set<Promise<void>>()
 
-  constructor(private readonly client: EventStoreDBClient) {}
+  constructor(private readonly client: EventStoreDBClient, private readonly appendDeadlineMs = APPEND_DEADLINE_MS) {}
 
   /** The client connects lazily, on the first call; `esdb://host:2113?tls=false` for a dev node. */
-  static connect(connectionString: string): EsdbEventLog {
+  static connect(connectionString: string, options: { appendDeadlineMs?: number } = {}): EsdbEventLog {
     const refused = refusedEsdbOption(connectionString)
     if (refused) throw new TypeError(`EventStoreDB connection string refused: ${refused}`)
-    return new EsdbEventLog(EventStoreDBClient.connectionString(connectionString))
+    return new EsdbEventLog(EventStoreDBClient.connectionString(connectionString), options.appendDeadlineMs)
   }
 
   /** The client would quietly open a new channel after dispose(). */
@@ -75,7 +84,13 @@ export class EsdbEventLog implements EventLog {
     })
     const work = (async (): Promise<AppendResult> => {
       try {
-        const result = await this.client.appendToStream(stream, proposed, { expectedRevision })
+        // The client's deadline does not cover every wait (connecting to a server that accepts TCP
+        // and never answers), so the append also races a timer a little longer than it.
+        const result = await withinDeadline(
+          this.client.appendToStream(stream, proposed, { expectedRevision, deadline: this.appendDeadlineMs }),
+          this.appendDeadlineMs + 1000,
+          () => new Unavailable(`EventStoreDB did not answer an append to ${stream} within ${this.appendDeadlineMs + 1000} ms`),
+        )
         // Only possible with throwOnAppendFailure=false, which connect() refuses; never take it as written.
         if (!result.success) throw new EventLogError(`EventStoreDB refused the append to ${stream} without an error`)
         const revision = BigInt(result.nextExpectedRevision)

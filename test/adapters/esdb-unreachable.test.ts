@@ -50,3 +50,19 @@ t.test('given the event log becomes unreachable, when a client captures or creat
   t.equal(created.status, 503, 'a management write answers 503')
   t.same(created.body, { type: 'server_error', code: 'service_unavailable', detail: 'Storage is unavailable at the moment. Please retry shortly.', attr: null })
 })
+
+t.test('given a server that accepts connections and never answers, an append fails as Unavailable within its deadline and close() does not hang', async (t) => {
+  const { createServer } = await import('node:net')
+  const sockets = new Set<import('node:net').Socket>()
+  const silent = createServer((socket) => { sockets.add(socket); socket.on('error', () => undefined) })
+  await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve))
+  t.teardown(() => new Promise<void>((resolve) => { for (const socket of sockets) socket.destroy(); silent.close(() => resolve()) }))
+  const { port } = silent.address() as { port: number }
+  const log = EsdbEventLog.connect(`esdb://127.0.0.1:${port}?tls=false`, { appendDeadlineMs: 300 })
+  const started = performance.now()
+  await t.rejects(log.append('thing-1', [{ id: newEventId(), type: 'ThingHappened', data: {} }], { expectedRevision: 'no_stream' }), Unavailable)
+  t.ok(performance.now() - started < 5000, `the append gave up after ${Math.round(performance.now() - started)} ms`)
+  const closing = performance.now()
+  await log.close()
+  t.ok(performance.now() - closing < 5000, 'close() returned')
+})
