@@ -5,9 +5,10 @@ import { newEventId, newUlid } from '../kernel/ids.js'
 import { appendCaptured } from './append.js'
 import type { CapturedEvent } from './captured-event.js'
 import { queryParam, type IngestRequestLike } from './decode.js'
-import { decodeJobOf, isHeavy, runDecodeJob, type DecodedRequest } from './decode-job.js'
+import { decodeJobOf, isLarge, mayExpand, runDecodeJob, type DecodedRequest } from './decode-job.js'
+import { ON_LOOP_DECODED_BYTES } from './limits.js'
 import type { DecodePool } from './decode-pool.js'
-import { unknownToken } from './errors.js'
+import { CaptureError, unknownToken } from './errors.js'
 import { importHistorical } from './historical.js'
 import { normaliseEvent, type DropReason, type RequestContext } from './normalise.js'
 import { withoutPerformanceEvents, type RawEvent } from './payload.js'
@@ -58,9 +59,21 @@ const requestIdOf = (environmentId: number, textDigest: string, events: readonly
 }
 
 /** Heavy requests are decoded on a thread, so that inflating and parsing never hold the loop. */
-const decodeRequest = (deps: CaptureDeps, input: CaptureInput): Promise<DecodedRequest> => {
+/**
+ * Large requests are decoded on a decoding thread; one that may expand is first tried on the loop
+ * with a small cap on what it decodes to, and goes to a thread when it decodes to more.
+ */
+const decodeRequest = async (deps: CaptureDeps, input: CaptureInput): Promise<DecodedRequest> => {
   const job = decodeJobOf(input)
-  return deps.decoder && isHeavy(job) ? deps.decoder.decode(job) : runDecodeJob(job)
+  if (!deps.decoder) return runDecodeJob(job)
+  if (isLarge(job)) return deps.decoder.decode(job)
+  if (!mayExpand(job)) return runDecodeJob(job)
+  try {
+    return await runDecodeJob({ ...job, maxDecodedBytes: Math.min(job.maxDecodedBytes ?? ON_LOOP_DECODED_BYTES, ON_LOOP_DECODED_BYTES) })
+  } catch (error) {
+    if (error instanceof CaptureError && error.status === 413) return deps.decoder.decode(job)
+    throw error
+  }
 }
 
 /**

@@ -42,14 +42,19 @@ export const decodeJobOf = (input: IngestRequestLike & { readonly engage?: boole
 
 const GZIP_MAGIC = 0x1f8b
 
-/**
- * Whether decoding could cost more than a moment: a large body, or one that is compressed or
- * form-encoded (both can hide a payload many times larger than what was received).
- */
-export const isHeavy = (job: DecodeJob): boolean => {
+/** Whether a request is too large to decode and parse on the event loop at all. */
+export const isLarge = (job: DecodeJob): boolean => {
   const { body } = job
   const size = body === undefined ? 0 : typeof body === 'string' ? body.length : body.byteLength
-  if (size >= OFF_LOOP_BYTES || (job.query.data?.length ?? 0) >= OFF_LOOP_BYTES) return true
+  return size >= OFF_LOOP_BYTES || (job.query.data?.length ?? 0) >= OFF_LOOP_BYTES
+}
+
+/**
+ * Whether a request may decode to much more than it is: compressed or form-encoded (both can
+ * hide a payload many times larger than what was received).
+ */
+export const mayExpand = (job: DecodeJob): boolean => {
+  const { body } = job
   if (job.query.compression !== undefined || job.headers['content-encoding'] !== undefined) return true
   if (job.headers['content-type']?.toLowerCase().includes('x-www-form-urlencoded')) return true
   return body instanceof Uint8Array && body.byteLength >= 2 && ((body[0]! << 8) | body[1]!) === GZIP_MAGIC
