@@ -70,7 +70,8 @@ export const healthRoutes: FastifyPluginAsync<HealthDeps> = async (app, { log, s
     const head = problems.length === 0 ? await log.headPosition().catch(() => null) : null
     const status = problems.length === 0 && projections ? withHead(await projections.status(), head) : {}
     for (const [name, s] of Object.entries(status)) {
-      const behind = s.lag > 0 ? await secondsBehind(log, s.position).catch(() => 0) : 0
+      // A projection still catching up is reported as rebuilding, with its progress, not as behind.
+      const behind = s.lag > 0 && s.status === 'live' ? await secondsBehind(log, s.position).catch(() => 0) : 0
       if (behind > MAX_BEHIND_SECONDS) problems.push(`projection ${name} is ${behind} s behind the event log`)
     }
     for (const [name, s] of Object.entries(status)) problems.push(...projectionProblems(name, s))
