@@ -71,9 +71,9 @@ export const projects = documentProjector<JsonObject>({
 
 export const environments = documentProjector<JsonObject>({
   name: 'environments',
-  version: 2,
+  version: 3,
   collection: 'environments',
-  handles: ['EnvironmentCreated', 'EnvironmentUpdated', 'EnvironmentTokenReset'],
+  handles: ['EnvironmentCreated', 'EnvironmentUpdated', 'EnvironmentTokenReset', 'EnvironmentWebhookSecretIssued'],
   indexes: [['api_token'], ['project_id'], ['organization']],
   idOf: (event) => String(asDomainEvent<EnvironmentEvent>(event).data.environmentId),
   evolve: (doc, event) => evolveEnvironmentDocument(doc, asDomainEvent<EnvironmentEvent>(event)),

@@ -7,11 +7,12 @@ import { invites } from './invites.js'
 import { persons } from './persons.js'
 import type { Projector } from './projector.js'
 import { sessions } from './sessions.js'
+import { subscriptionDeliveries } from './subscription-deliveries.js'
 import { subscriptions } from './subscriptions.js'
 import { surveys } from './surveys.js'
 
 /** Every projector the service runs. */
 export const allProjectors: readonly Projector[] = [
-  organizations, users, projects, environments, personalApiKeys, invites, dashboards, subscriptions, featureFlags, surveys,
+  organizations, users, projects, environments, personalApiKeys, invites, dashboards, subscriptions, subscriptionDeliveries, featureFlags, surveys,
   persons, groups, sessions, events,
 ]

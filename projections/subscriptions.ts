@@ -5,7 +5,7 @@ import { asDomainEvent, documentProjector } from './projector.js'
 /** Subscriptions with their next delivery date, exactly as their events leave them. */
 export const subscriptions = documentProjector<Subscription>({
   name: 'subscriptions',
-  version: 1,
+  version: 2,
   collection: 'subscriptions',
   handles: SUBSCRIPTION_EVENT_TYPES,
   indexes: [['environment_id']],

@@ -3,6 +3,8 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } 
 import type { EventLog } from './eventlog/port.js'
 import type { ReadStore } from './readstore/port.js'
 import type { Mailer } from './mail/mailer.js'
+import type { Channels } from './delivery/targets.js'
+import { deliveryChannels } from './delivery/channels.js'
 import type { Projections } from '../projections/projection-set.js'
 import type { ReadModels } from '../projections/read-models.js'
 import { accountRoutes } from './accounts/routes.js'
@@ -58,6 +60,8 @@ export interface AppDeps {
   readonly rateLimits?: readonly RateWindow[]
   /** Sends invitation e-mails; none when SMTP is not configured. */
   readonly mailer?: Mailer
+  /** How subscription deliveries leave the process, and the base of their links; by default e-mail through `mailer`, public addresses only. */
+  readonly delivery?: { readonly channels: Channels; readonly publicUrl: string }
   /** How long a client may take to send a whole request, headers and body. Default 30 s. */
   readonly requestTimeoutMs?: number
 }
@@ -113,7 +117,11 @@ export const buildApp = async (deps: AppDeps): Promise<FastifyInstance> => {
       dashboardRoutes, collaboratorRoutes, sharingRoutes, subscriptionRoutes, flagRoutes, flagRemoteConfigRoutes, surveyRoutes,
       personRoutes, groupRoutes, eventRoutes, sessionRoutes, activityLogRoutes,
     ]
-    for (const plugin of scoped) await registerEnvironmentScoped(app, plugin, deps)
+    const delivery = deps.delivery ?? {
+      channels: deliveryChannels({ mailer: deps.mailer, allowPrivate: false, timeoutMs: 10_000, log: (fields, message) => app.log.warn(fields, message) }),
+      publicUrl: 'http://localhost:8000',
+    }
+    for (const plugin of scoped) await registerEnvironmentScoped(app, plugin, { ...deps, delivery })
     await app.register(sharedViewRoutes, deps)
     await app.register(localEvaluationRoutes, deps)
   }

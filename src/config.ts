@@ -31,6 +31,13 @@ const Env = z.object({
   HEDGELOG_SMTP_URL: z.string().regex(/^smtps?:\/\/./, 'must be an smtp:// or smtps:// URL').optional(),
   /** The sender of Hedgelog's e-mails. */
   HEDGELOG_SMTP_FROM: z.string().min(3, 'must be an address such as Hedgelog <hedgelog@example.com>').default('Hedgelog <hedgelog@localhost>'),
+  /** Where users open Hedgelog; links in subscription deliveries start with it. */
+  HEDGELOG_PUBLIC_URL: z.string().regex(/^https?:\/\/[^\s]+$/, 'must be an http:// or https:// URL').default('http://localhost:8000'),
+  /** `1` lets subscription deliveries reach loopback and private addresses; refused otherwise. */
+  HEDGELOG_DELIVERY_ALLOW_PRIVATE: z.enum(['0', '1'], { error: 'must be 0 or 1' }).default('0'),
+  /** How long a webhook or Slack receiver may take to answer a delivery. */
+  HEDGELOG_DELIVERY_TIMEOUT_MS: z.coerce.number({ error: 'must be a whole number of milliseconds from 100 to 120000' }).int('must be a whole number of milliseconds from 100 to 120000')
+    .min(100, 'must be a whole number of milliseconds from 100 to 120000').max(120_000, 'must be a whole number of milliseconds from 100 to 120000').default(10_000),
   /** Limits per personal API key, e.g. `480/minute,4800/hour` (PostHog's), or `off`. */
   HEDGELOG_RATE_LIMITS: z.string().refine((text) => parseRateLimits(text) !== null, 'must be like 480/minute,4800/hour, or off').default('480/minute,4800/hour'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], { error: 'must be one of fatal, error, warn, info, debug, trace, silent' }).default('info'),

@@ -10,6 +10,8 @@ import { projectionWatchdog } from './scheduler/projection-watchdog.js'
 import { startScheduler, type Scheduler } from './scheduler/scheduler.js'
 import { openStorage } from './storage.js'
 import { smtpMailer, type Mailer } from './mail/mailer.js'
+import { deliveryChannels } from './delivery/channels.js'
+import { subscriptionDeliveryJob } from './delivery/delivery-job.js'
 import { allProjectors } from '../projections/index.js'
 import { ProjectionSet, type Projections } from '../projections/projection-set.js'
 import { ThreadedProjections } from '../projections/threads/host.js'
@@ -69,12 +71,24 @@ export const startService = async (config: Config, roles: readonly Role[], logge
   await projections?.start()
   const models = new ReadModels({ store, registry, projectors: allProjectors, ...(projections ? { projections } : {}) })
 
+  const mailer: Mailer | undefined = config.HEDGELOG_SMTP_URL ? smtpMailer(config.HEDGELOG_SMTP_URL, config.HEDGELOG_SMTP_FROM) : undefined
+  const delivery = {
+    channels: deliveryChannels({
+      mailer, allowPrivate: config.HEDGELOG_DELIVERY_ALLOW_PRIVATE === '1', timeoutMs: config.HEDGELOG_DELIVERY_TIMEOUT_MS,
+      log: (fields, message) => logger.warn(fields, message),
+    }),
+    publicUrl: config.HEDGELOG_PUBLIC_URL,
+  }
   let scheduler: Scheduler | undefined
   if (roles.includes('scheduler')) {
+    const owner = `${hostname()}/${process.pid}/${newUlid()}`
     scheduler = startScheduler({
       store,
-      owner: `${hostname()}/${process.pid}/${newUlid()}`,
-      jobs: [projectionWatchdog({ log, store, registry, projectors: allProjectors, warn: (stalled) => logger.warn(stalled, 'projection is not advancing') })],
+      owner,
+      jobs: [
+        projectionWatchdog({ log, store, registry, projectors: allProjectors, warn: (stalled) => logger.warn(stalled, 'projection is not advancing') }),
+        subscriptionDeliveryJob({ log, models, ...delivery, owner, clock: () => new Date() }),
+      ],
       onError: (job, error) => logger.error({ job, err: error }, 'scheduled job failed'),
     })
   }
@@ -82,10 +96,8 @@ export const startService = async (config: Config, roles: readonly Role[], logge
   const httpRoles = roles.filter((role): role is HttpRole => role === 'api' || role === 'ingest')
   let app: FastifyInstance | undefined
   let address: string | undefined
-  let mailer: Mailer | undefined
   if (httpRoles.length > 0) {
-    mailer = config.HEDGELOG_SMTP_URL ? smtpMailer(config.HEDGELOG_SMTP_URL, config.HEDGELOG_SMTP_FROM) : undefined
-    app = await buildApp({ log, store, models, roles: httpRoles, logger, ...(mailer ? { mailer } : {}), rateLimits: parseRateLimits(config.HEDGELOG_RATE_LIMITS)!, ...(projections ? { projections } : {}) })
+    app = await buildApp({ log, store, models, roles: httpRoles, logger, delivery, ...(mailer ? { mailer } : {}), rateLimits: parseRateLimits(config.HEDGELOG_RATE_LIMITS)!, ...(projections ? { projections } : {}) })
     address = await app.listen({ host: config.HOST, port: config.PORT })
   }
 
@@ -93,8 +105,8 @@ export const startService = async (config: Config, roles: readonly Role[], logge
     log, store, models, ...(projections ? { projections } : {}), ...(app ? { app } : {}), ...(address ? { address } : {}),
     async close() {
       await app?.close()
-      mailer?.close()
       await scheduler?.stop()
+      mailer?.close()
       await projections?.stop()
       await log.close()
       await store.close()

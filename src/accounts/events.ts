@@ -31,6 +31,11 @@ export type EnvironmentTokenReset = {
   type: 'EnvironmentTokenReset'
   data: { environmentId: number; apiToken: string; at: string }
 }
+/** The key that signs this environment's subscription webhooks, issued once. */
+export type EnvironmentWebhookSecretIssued = {
+  type: 'EnvironmentWebhookSecretIssued'
+  data: { environmentId: number; secret: string; at: string }
+}
 export type PersonalApiKeyCreated = {
   type: 'PersonalApiKeyCreated'
   data: {
@@ -67,6 +72,7 @@ export type OrganizationEvent = OrganizationCreated | OrganizationRenamed | Orga
 
 export type AccountEvent =
   | OrganizationEvent | UserCreated | ProjectCreated | EnvironmentCreated | EnvironmentUpdated | EnvironmentTokenReset
+  | EnvironmentWebhookSecretIssued
   | PersonalApiKeyCreated | PersonalApiKeyRevoked | InstallationInitialized
 
 export const organizationStream = (id: string) => `organization-${id}`

@@ -7,6 +7,7 @@ const ACTIVITY: Record<EnvironmentEvent['type'], string> = {
   EnvironmentCreated: 'created',
   EnvironmentUpdated: 'updated',
   EnvironmentTokenReset: 'token reset',
+  EnvironmentWebhookSecretIssued: 'webhook secret issued',
 }
 
 /** An environment's own changes, under the scope PostHog's project settings use. */
@@ -16,5 +17,5 @@ export const environmentActivity: ActivitySource<JsonObject | null, EnvironmentE
   evolve: evolveEnvironmentDocument,
   activityOf: (event) => ACTIVITY[event.type],
   nameOf: (state) => (typeof state?.['name'] === 'string' ? state['name'] : null),
-  ignoredFields: ['updated_at'],
+  ignoredFields: ['updated_at', 'subscription_webhook_secret'],
 }

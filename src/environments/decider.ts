@@ -1,18 +1,20 @@
-import type { EnvironmentCreated, EnvironmentTokenReset, EnvironmentUpdated } from '../accounts/events.js'
+import type { EnvironmentCreated, EnvironmentTokenReset, EnvironmentUpdated, EnvironmentWebhookSecretIssued } from '../accounts/events.js'
 import { canonicalJson } from '../kernel/canonical-json.js'
 import { NotFound, assertNever } from '../kernel/errors.js'
 import type { Decider } from '../kernel/handle-command.js'
 
-export type EnvironmentEvent = EnvironmentCreated | EnvironmentUpdated | EnvironmentTokenReset
+export type EnvironmentEvent = EnvironmentCreated | EnvironmentUpdated | EnvironmentTokenReset | EnvironmentWebhookSecretIssued
 
 export type EnvironmentState =
   | { status: 'missing' }
-  | { status: 'created'; data: EnvironmentCreated['data']; name: string; apiToken: string; settings: Record<string, unknown> }
+  | { status: 'created'; data: EnvironmentCreated['data']; name: string; apiToken: string; settings: Record<string, unknown>; webhookSecret?: string }
 
 export type EnvironmentCommand =
   | { type: 'CreateEnvironment'; data: EnvironmentCreated['data'] }
   | { type: 'UpdateEnvironment'; name: string | undefined; settings: Record<string, unknown>; at: string }
   | { type: 'ResetToken'; apiToken: string; at: string }
+  /** Issues `secret` unless the environment has one already. */
+  | { type: 'IssueWebhookSecret'; secret: string; at: string }
 
 /**
  * An environment (PostHog's team): created once (so `hedgelog init` can run again), then renamed,
@@ -29,6 +31,8 @@ export const environmentDecider: Decider<EnvironmentState, EnvironmentCommand, E
         return { ...state, name: event.data.name ?? state.name, settings: { ...state.settings, ...event.data.settings } }
       case 'EnvironmentTokenReset':
         return state.status === 'missing' ? state : { ...state, apiToken: event.data.apiToken }
+      case 'EnvironmentWebhookSecretIssued':
+        return state.status === 'missing' ? state : { ...state, webhookSecret: event.data.secret }
       default:
         return assertNever(event)
     }
@@ -51,6 +55,10 @@ export const environmentDecider: Decider<EnvironmentState, EnvironmentCommand, E
       case 'ResetToken':
         if (state.status === 'missing') throw new NotFound()
         return [{ type: 'EnvironmentTokenReset', data: { environmentId: state.data.environmentId, apiToken: command.apiToken, at: command.at } }]
+      case 'IssueWebhookSecret':
+        if (state.status === 'missing') throw new NotFound()
+        if (state.webhookSecret !== undefined) return []
+        return [{ type: 'EnvironmentWebhookSecretIssued', data: { environmentId: state.data.environmentId, secret: command.secret, at: command.at } }]
       default:
         return assertNever(command)
     }

@@ -21,5 +21,7 @@ export const evolveEnvironmentDocument = (doc: JsonObject | null, event: Environ
     }
     case 'EnvironmentTokenReset':
       return doc && { ...doc, api_token: event.data.apiToken, updated_at: event.data.at }
+    case 'EnvironmentWebhookSecretIssued':
+      return doc && { ...doc, subscription_webhook_secret: event.data.secret }
   }
 }

@@ -37,4 +37,6 @@ export const environmentDetail = (environment: Environment, membershipLevel: num
   live_events_token: null,
   product_intents: [],
   user_access_level: membershipLevel >= 8 ? 'admin' : 'member',
+  /** Signs subscription webhooks; shown to admins, like PostHog's secret token. */
+  subscription_webhook_secret: membershipLevel >= 8 ? environment['subscription_webhook_secret'] ?? null : null,
 })

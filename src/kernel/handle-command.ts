@@ -39,6 +39,8 @@ export interface CommandResult<State, Event> {
   readonly state: State
   /** Where the last new event landed in `$all`; null when the command changed nothing. */
   readonly position: Position | null
+  /** The stream revision of the last new event; null when the command changed nothing. */
+  readonly revision: bigint | null
 }
 
 /** Reads a stream's events as domain events, with the revision to expect ('no_stream' if absent). */
@@ -73,7 +75,7 @@ export const handleCommand = async <State, Command, Event extends DomainEvent>(
     const { events, revision } = await readAggregate<Event>(log, stream)
     const state = events.reduce(decider.evolve, decider.initialState())
     const newEvents = decider.decide(command, state)
-    if (newEvents.length === 0) return { events: [], state, position: null }
+    if (newEvents.length === 0) return { events: [], state, position: null, revision: null }
     const metadata = eventMetadata(context)
     try {
       const result = await log.append(
@@ -81,7 +83,7 @@ export const handleCommand = async <State, Command, Event extends DomainEvent>(
         newEvents.map((event) => ({ id: newEventId(), type: event.type, data: event.data, metadata })),
         { expectedRevision: revision },
       )
-      return { events: newEvents, state: newEvents.reduce(decider.evolve, state), position: result.position }
+      return { events: newEvents, state: newEvents.reduce(decider.evolve, state), position: result.position, revision: result.nextExpectedRevision }
     } catch (error) {
       if (!(error instanceof WrongExpectedVersion)) throw error
       if (Date.now() >= deadline) throw new ConcurrencyConflict(stream)

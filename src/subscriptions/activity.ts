@@ -8,6 +8,11 @@ const ACTIVITY: Record<SubscriptionEvent['type'], string> = {
   SubscriptionDeleted: 'deleted',
   SubscriptionRestored: 'restored',
   SubscriptionInvitesRequested: 'updated',
+  SubscriptionDeliveryClaimed: 'delivery started',
+  SubscriptionDelivered: 'delivered',
+  SubscriptionDeliveryAttemptFailed: 'delivery attempt failed',
+  SubscriptionDeliveryFailed: 'delivery failed',
+  SubscriptionInvitesClaimed: 'invites sent',
 }
 
 export const subscriptionActivity: ActivitySource<Subscription | null, SubscriptionEvent> = {
@@ -16,5 +21,5 @@ export const subscriptionActivity: ActivitySource<Subscription | null, Subscript
   evolve: evolveSubscription,
   activityOf: (event) => ACTIVITY[event.type],
   nameOf: (state) => state?.title ?? null,
-  ignoredFields: ['updated_at'],
+  ignoredFields: ['updated_at', 'delivery', 'invites_owed'],
 }

@@ -3,9 +3,11 @@ import { NotFound, assertNever } from '../kernel/errors.js'
 import type { Decider } from '../kernel/handle-command.js'
 import { SCHEDULE_FIELDS, type SubscriptionCreated, type SubscriptionEvent, type SubscriptionFields } from './events.js'
 import { nextDeliveryDate } from './recurrence.js'
+import { decideDelivery, type DeliveryCommand } from './delivery-decider.js'
 import { evolveSubscription, type Subscription } from './state.js'
 
 export type SubscriptionCommand =
+  | DeliveryCommand
   | { type: 'CreateSubscription'; data: Omit<SubscriptionCreated['data'], 'nextDeliveryDate'>; inviteMessage: string | null }
   | { type: 'UpdateSubscription'; changes: Partial<SubscriptionFields>; deleted: boolean | undefined; inviteMessage: string | null; at: string }
 
@@ -47,6 +49,8 @@ export const subscriptionDecider: Decider<Subscription | null, SubscriptionComma
         if (command.deleted === true && !state.deleted) events.push({ type: 'SubscriptionDeleted', data: { at } })
         return events
       }
+      case 'ClaimDelivery': case 'RecordAttempt': case 'RecordInterrupted': case 'RecordTestDelivery': case 'ClaimInvites':
+        return decideDelivery(command, state)
       default:
         return assertNever(command)
     }

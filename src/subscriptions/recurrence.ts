@@ -169,3 +169,19 @@ export const nextDeliveryDate = (schedule: Schedule, now: string, from: string |
   }
   return null
 }
+
+/**
+ * The last occurrence at or before `at`, or null when none has come yet: the one a late
+ * scheduler sends for a run of missed occurrences. Throws a RangeError when `at` is not a date-time.
+ */
+export const latestOccurrence = (schedule: Schedule, at: string): string | null => {
+  const limit = instantOf(at)
+  const rule = compileRule(schedule)
+  if (rule === null) return null
+  let latest: number | null = null
+  for (const occurrence of occurrenceSeconds(rule)) {
+    if (occurrence > limit) break
+    latest = occurrence
+  }
+  return latest === null ? null : formatUtcDateTime({ seconds: latest, micros: 0 })
+}

@@ -20,10 +20,16 @@ import { evolveSubscription, type Subscription } from './state.js'
 import { stateAsOf } from '../audit/as-of.js'
 import { AsOfQuery, DetailParams, cutoffAt } from '../http/as-of.js'
 import { queryOf, ScopedIdParams, ScopedParams, type ZodTypeProvider } from '../http/zod.js'
+import type { Channels } from '../delivery/targets.js'
+import { deliveryJson } from '../delivery/deliveries-json.js'
+import { testDelivery } from '../delivery/test-delivery.js'
+import { webhookSecretOf } from '../delivery/webhook-secret.js'
+import type { DeliveryRecord } from '../../projections/subscription-deliveries.js'
 
 export interface SubscriptionDeps {
   readonly log: EventLog
   readonly models: ReadModels
+  readonly delivery: { readonly channels: Channels; readonly publicUrl: string }
 }
 
 const READ = { scopes: ['subscription:read'] }
@@ -86,6 +92,8 @@ export const subscriptionRoutes: FastifyPluginAsync<SubscriptionDeps> = async (a
     }
     await checkTarget(models, environment, fields)
     const context = commandContext(request)
+    // A webhook's receiver needs the signing secret before the first delivery arrives.
+    if (fields.target_type === 'webhook') await webhookSecretOf(deps.log, environment.id, context)
     const id = await allocateId(deps.log, 'subscription', context)
     const created = await run(id, {
       type: 'CreateSubscription',
@@ -119,12 +127,36 @@ export const subscriptionRoutes: FastifyPluginAsync<SubscriptionDeps> = async (a
       await checkTarget(models, environment, { dashboard: defined.dashboard ?? subscription.dashboard, insight: defined.insight ?? subscription.insight })
     }
     const context = commandContext(request)
+    if (defined.target_type === 'webhook') await webhookSecretOf(deps.log, environment.id, context)
     return respond(await run(subscription.id, {
       type: 'UpdateSubscription', changes: defined, deleted, inviteMessage: inviteMessage ?? null, at: context.now,
     }, context))
   })
 
   app.delete<{ Params: { id: string } }>('/subscriptions/:id/', { config: WRITE, schema: { params: ScopedIdParams } }, async (_request, reply) => reply.status(405).send())
+
+  app.post<{ Params: { id: string } }>('/subscriptions/:id/test-delivery/', { config: WRITE, schema: { params: ScopedIdParams } }, async (request) => {
+    const environment = await environmentOf(request, models)
+    const subscription = await findSubscription(models, environment, request.params.id)
+    if (subscription.deleted) throw new NotFound()
+    const context = commandContext(request)
+    const { position, id } = await testDelivery({ log: deps.log, models, ...deps.delivery, clock: () => new Date() }, subscription, context)
+    const record = await models.settled<DeliveryRecord>(position, 'subscription_deliveries', id)
+    if (!record) throw new NotFound()
+    return deliveryJson(record)
+  })
+
+  app.get<{ Params: { id: string } }>('/subscriptions/:id/deliveries/', { config: READ, schema: { params: ScopedIdParams } }, async (request) => {
+    const environment = await environmentOf(request, models)
+    const subscription = await findSubscription(models, environment, request.params.id)
+    const where = { subscription_id: subscription.id }
+    const page = pageOf(request.query)
+    const [count, records] = await Promise.all([
+      models.count('subscription_deliveries', where),
+      models.find<DeliveryRecord>('subscription_deliveries', { where, orderBy: [['sequence', 'desc']], limit: page.offset + page.limit }),
+    ])
+    return paginated(request, page, count, records.slice(page.offset).map(deliveryJson))
+  })
 
   app.get<{ Params: { id: string } }>('/subscriptions/:id/activity/', { config: READ, schema: { params: ScopedIdParams } }, async (request) => {
     const environment = await environmentOf(request, models)

@@ -1,26 +1,9 @@
 import t from 'tap'
-import { SMTPServer } from 'smtp-server'
-import type { AddressInfo } from 'node:net'
 import { buildApp } from '../../src/app.js'
 import { smtpMailer } from '../../src/mail/mailer.js'
 import { world } from '../support/world.js'
 import { closedPort } from '../support/closed-port.js'
-
-/** A real SMTP server on loopback that keeps every message it receives. */
-const smtpServer = async (t: Parameters<typeof world>[0]) => {
-  const received: { to: string[]; data: string }[] = []
-  const server = new SMTPServer({
-    authOptional: true, disabledCommands: ['STARTTLS'], logger: false,
-    onData(stream, session, callback) {
-      let data = ''
-      stream.on('data', (chunk: Buffer) => { data += chunk.toString() })
-      stream.on('end', () => { received.push({ to: session.envelope.rcptTo.map((r) => r.address), data }); callback() })
-    },
-  })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())))
-  return { url: `smtp://127.0.0.1:${(server.server.address() as AddressInfo).port}`, received }
-}
+import { smtpServer } from '../support/smtp.js'
 
 t.test('with SMTP configured, an invite is e-mailed to its address and names the command that accepts it', async (t) => {
   const w = await world(t)

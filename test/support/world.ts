@@ -1,6 +1,6 @@
 import type { Test } from 'tap'
 import { initialize, issueApiKey, type Installation, type IssuedKey } from '../../src/accounts/commands.js'
-import { buildApp } from '../../src/app.js'
+import { buildApp, type AppDeps } from '../../src/app.js'
 import { SqliteEventLog } from '../../src/eventlog/sqlite.js'
 import type { CommandContext } from '../../src/kernel/handle-command.js'
 import { newEventId } from '../../src/kernel/ids.js'
@@ -17,7 +17,7 @@ export const context = (actor = 'test'): CommandContext => ({ actor, now: new Da
  * A whole service in this process on throwaway SQLite databases: projectors running, the HTTP
  * app ready for `inject`, and an installation with a key that has every scope.
  */
-export const world = async (t: Test, options: { projectors?: readonly Projector[] } = {}) => {
+export const world = async (t: Test, options: { projectors?: readonly Projector[]; app?: Partial<AppDeps> } = {}) => {
   const projectors = options.projectors ?? allProjectors
   const log = new SqliteEventLog({ path: ':memory:' })
   const store = new SqliteReadStore({ path: ':memory:' })
@@ -25,7 +25,7 @@ export const world = async (t: Test, options: { projectors?: readonly Projector[
   const projections = new ProjectionSet({ log, store, registry, projectors })
   await projections.start()
   const models = new ReadModels({ store, registry, projectors, projections })
-  const app = await buildApp({ log, store, models, projections, roles: ['api', 'ingest'] })
+  const app = await buildApp({ log, store, models, projections, roles: ['api', 'ingest'], ...options.app })
   const installation: Installation = await initialize(log, context())
   const issueKey = (scopes: string[]): Promise<IssuedKey> =>
     issueApiKey(log, { userUuid: installation.user_uuid, scopes, label: 'test' }, context())
