@@ -1,4 +1,6 @@
 import t, { type Test } from 'tap'
+import { subscriptionDeliveryJob } from '../../src/delivery/delivery-job.js'
+import { startScheduler } from '../../src/scheduler/scheduler.js'
 import { httpReceiver } from '../support/receiver.js'
 import { deliveryWorld, secondBefore } from './support.js'
 
@@ -74,4 +76,17 @@ t.test('a deleted subscription is not delivered, and a restored one is', async (
   await w.api.patch(`${w.base}${id}/`, { deleted: false })
   await w.runAt('2027-01-05T09:00:01Z')
   t.equal(receiver.received.length, 1)
+})
+
+t.test('the scheduler role runs the delivery job under its lease', async (t) => {
+  const w = await deliveryWorld(t)
+  const receiver = await httpReceiver(t)
+  await w.subscribe({ target_type: 'webhook', target_value: receiver.url, frequency: 'daily', start_date: '2027-01-05T09:00:00Z' })
+  const clock = () => new Date('2027-01-05T09:00:00Z')
+  const jobs = [subscriptionDeliveryJob({ ...w.deps, clock, everyMs: 10 })]
+  const schedulers = ['one', 'two'].map((owner) => startScheduler({ store: w.store, jobs, owner, tickMs: 10, clock }))
+  for (let i = 0; i < 200 && receiver.received.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 10))
+  await new Promise((resolve) => setTimeout(resolve, 200))
+  for (const scheduler of schedulers) await scheduler.stop()
+  t.equal(receiver.received.length, 1, 'delivered once')
 })
