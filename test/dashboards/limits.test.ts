@@ -1,5 +1,6 @@
 import t, { type Test } from 'tap'
 import { issueApiKey } from '../../src/accounts/commands.js'
+import { newEventId } from '../../src/kernel/ids.js'
 import { client } from '../support/client.js'
 import { collect } from '../support/collect.js'
 import { context, world } from '../support/world.js'
@@ -96,11 +97,16 @@ t.test('more than 100 tiles in one request are refused, and so is a move into a 
   t.equal((await legacy.get(`${base}${source.id}/`)).body.tiles.length, 1, 'the tile stays on its source')
 })
 
-t.test('a duplicate carries its source\'s tiles within the limit', async (t) => {
-  const { api, base, create, patch } = await setup(t)
+t.test('a dashboard over the limit from before it may be trimmed, but not duplicated', async (t) => {
+  const { log, models, api, base, create, patch } = await setup(t)
   const { id } = await create()
-  await patch(id, { tiles: texts(100) })
-  const copy = await api.post(base, { use_dashboard: id, duplicate_tiles: true })
-  t.equal(copy.status, 201)
-  t.equal(copy.body.tiles.length, 100)
+  const full = (await patch(id, { tiles: texts(100) })).body
+  // A tile appended past the decider stands for a dashboard that grew before the limit existed.
+  const extra = { ...full.tiles[0], id: 9999, text: { ...full.tiles[0].text, id: 9999, created_by: null, last_modified_by: null }, deleted: false }
+  const appended = await log.append(`dashboard-${id}`, [{ id: newEventId(), type: 'DashboardTileAdded', data: { tile: extra, at: new Date().toISOString() } }], { expectedRevision: 'any' })
+  await models.waitFor(appended.position, ['dashboards'])
+  t.equal((await api.get(`${base}${id}/`)).body.tiles.length, 101)
+  t.same((await api.post(base, { use_dashboard: id })).body, TOO_MANY_TILES)
+  t.equal((await patch(id, { tiles: [{ id: 9999, deleted: true }] })).status, 200, 'tiles can still go')
+  t.equal((await api.post(base, { use_dashboard: id })).status, 201, 'and then it duplicates')
 })
