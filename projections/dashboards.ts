@@ -1,14 +1,24 @@
 import { DASHBOARD_EVENT_TYPES, type DashboardEvent } from '../src/dashboards/events.js'
+import { listOrderKey } from '../src/dashboards/list-order.js'
 import { evolveDashboard, type Dashboard } from '../src/dashboards/state.js'
 import { asDomainEvent, documentProjector } from './projector.js'
 
-/** Dashboards with their tiles, collaborators and sharing, exactly as their events leave them. */
-export const dashboards = documentProjector<Dashboard>({
+/** A dashboard's read model: the dashboard, and the key the list sorts its names by. */
+export type DashboardDocument = Dashboard & { list_order: string }
+
+/**
+ * Dashboards with their tiles, collaborators and sharing, exactly as their events leave them.
+ * Version 2 adds `list_order`, so that the stores page the list in its own order.
+ */
+export const dashboards = documentProjector<DashboardDocument>({
   name: 'dashboards',
-  version: 1,
+  version: 2,
   collection: 'dashboards',
   handles: DASHBOARD_EVENT_TYPES,
-  indexes: [['environment_id'], ['access_token']],
+  indexes: [['environment_id'], ['access_token'], ['environment_id', 'pinned', 'list_order']],
   idOf: (event) => event.streamId.slice('dashboard-'.length),
-  evolve: (doc, event) => evolveDashboard(doc, asDomainEvent<DashboardEvent>(event)),
+  evolve: (doc, event) => {
+    const next = evolveDashboard(doc, asDomainEvent<DashboardEvent>(event))
+    return next && { ...next, list_order: listOrderKey(next.name) }
+  },
 })

@@ -83,8 +83,8 @@ export class ReadModels {
     return docs.slice()
   }
 
-  async count(collection: string, where?: FindQuery['where']): Promise<number> {
-    return this.options.store.count(await this.physical(collection), where)
+  async count(collection: string, where?: FindQuery['where'], contains?: FindQuery['contains']): Promise<number> {
+    return this.options.store.count(await this.physical(collection), where, contains)
   }
 
   /**

@@ -14,6 +14,14 @@ export type ProjectCreated = {
   type: 'ProjectCreated'
   data: { projectId: number; organizationId: string; name: string; createdBy: string; at: string }
 }
+/**
+ * An environment counted in its project before the environment itself is created, so that the
+ * project's stream orders concurrent creations and holds each to the limits in one place.
+ */
+export type ProjectEnvironmentAdded = {
+  type: 'ProjectEnvironmentAdded'
+  data: { projectId: number; environmentId: number; demo: boolean; at: string }
+}
 export type EnvironmentCreated = {
   type: 'EnvironmentCreated'
   data: {
@@ -71,7 +79,7 @@ export type OrganizationMemberRemoved = {
 export type OrganizationEvent = OrganizationCreated | OrganizationRenamed | OrganizationMemberLevelChanged | OrganizationMemberRemoved
 
 export type AccountEvent =
-  | OrganizationEvent | UserCreated | ProjectCreated | EnvironmentCreated | EnvironmentUpdated | EnvironmentTokenReset
+  | OrganizationEvent | UserCreated | ProjectCreated | ProjectEnvironmentAdded | EnvironmentCreated | EnvironmentUpdated | EnvironmentTokenReset
   | EnvironmentWebhookSecretIssued
   | PersonalApiKeyCreated | PersonalApiKeyRevoked | InstallationInitialized
 

@@ -5,6 +5,7 @@ import type { Collaborator, DashboardCreated, DashboardEvent, DashboardFields, T
 import {
   CAN_EDIT, canEdit, effectiveRestrictionLevel, hasRestrictionRights, EVERYONE_CAN_EDIT, type Actor,
 } from './permissions.js'
+import { checkDashboardLimits } from './limits.js'
 import { evolveDashboard, type Dashboard } from './state.js'
 
 export type TileChange =
@@ -95,35 +96,42 @@ const removeCollaborator = (state: Dashboard | null, command: Extract<DashboardC
   return [{ type: 'DashboardCollaboratorRemoved', data: { userUuid: command.userUuid, at: command.at } }]
 }
 
+const decideCommand = (command: DashboardCommand, state: Dashboard | null): DashboardEvent[] => {
+  switch (command.type) {
+    case 'CreateDashboard':
+      return state === null ? [{ type: 'DashboardCreated', data: command.data }] : []
+    case 'UpdateDashboard':
+      return update(state, command)
+    case 'AddCollaborator':
+      return addCollaborator(state, command)
+    case 'RemoveCollaborator':
+      return removeCollaborator(state, command)
+    case 'SetSharing': {
+      const dashboard = editable(state, command.actor)
+      const unchanged = dashboard.sharing.enabled === command.enabled && dashboard.sharing.created_at !== null
+      return unchanged ? [] : [{ type: 'DashboardSharingChanged', data: { enabled: command.enabled, at: command.at } }]
+    }
+    case 'MoveTileOut': {
+      const dashboard = editable(state, command.actor)
+      if (!dashboard.tiles.some((t) => t.id === command.tileId && !t.deleted)) throw new NotFound()
+      return [{ type: 'DashboardTileMovedOut', data: { tileId: command.tileId, toDashboard: command.toDashboard, at: command.at } }]
+    }
+    case 'MoveTileIn': {
+      editable(state, command.actor, "You don't have edit permissions for the destination dashboard.")
+      return [{ type: 'DashboardTileMovedIn', data: { tile: command.tile, fromDashboard: command.fromDashboard, at: command.at } }]
+    }
+    default:
+      return assertNever(command)
+  }
+}
+
+/** Every dashboard command is held to the dashboard limits (`limits.ts`) on the state it would leave. */
 export const dashboardDecider: Decider<Dashboard | null, DashboardCommand, DashboardEvent> = {
   initialState: () => null,
   evolve: evolveDashboard,
   decide: (command, state) => {
-    switch (command.type) {
-      case 'CreateDashboard':
-        return state === null ? [{ type: 'DashboardCreated', data: command.data }] : []
-      case 'UpdateDashboard':
-        return update(state, command)
-      case 'AddCollaborator':
-        return addCollaborator(state, command)
-      case 'RemoveCollaborator':
-        return removeCollaborator(state, command)
-      case 'SetSharing': {
-        const dashboard = editable(state, command.actor)
-        const unchanged = dashboard.sharing.enabled === command.enabled && dashboard.sharing.created_at !== null
-        return unchanged ? [] : [{ type: 'DashboardSharingChanged', data: { enabled: command.enabled, at: command.at } }]
-      }
-      case 'MoveTileOut': {
-        const dashboard = editable(state, command.actor)
-        if (!dashboard.tiles.some((t) => t.id === command.tileId && !t.deleted)) throw new NotFound()
-        return [{ type: 'DashboardTileMovedOut', data: { tileId: command.tileId, toDashboard: command.toDashboard, at: command.at } }]
-      }
-      case 'MoveTileIn': {
-        editable(state, command.actor, "You don't have edit permissions for the destination dashboard.")
-        return [{ type: 'DashboardTileMovedIn', data: { tile: command.tile, fromDashboard: command.fromDashboard, at: command.at } }]
-      }
-      default:
-        return assertNever(command)
-    }
+    const events = decideCommand(command, state)
+    checkDashboardLimits(state, events.reduce(evolveDashboard, state))
+    return events
   },
 }

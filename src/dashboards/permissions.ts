@@ -10,6 +10,9 @@ export const CAN_EDIT = 37
 export const MEMBER = 1
 export const ADMIN = 8
 
+/** What the permission rules read of a dashboard. */
+export type Guarded = Pick<Dashboard, 'restriction_level' | 'created_by' | 'collaborators'>
+
 /** The user acting on a dashboard, with their organization membership level. */
 export interface Actor {
   readonly uuid: string
@@ -17,16 +20,16 @@ export interface Actor {
 }
 
 /** Hedgelog has dashboard permissioning available, so the restriction level set is the one that applies. */
-export const effectiveRestrictionLevel = (dashboard: Dashboard): number => dashboard.restriction_level
+export const effectiveRestrictionLevel = (dashboard: Guarded): number => dashboard.restriction_level
 
 /** Creator and project admins (organization admins and owners) hold restriction rights. */
-export const hasRestrictionRights = (dashboard: Dashboard, actor: Actor): boolean =>
+export const hasRestrictionRights = (dashboard: Guarded, actor: Actor): boolean =>
   actor.uuid === dashboard.created_by || actor.level >= ADMIN
 
-export const effectivePrivilegeLevel = (dashboard: Dashboard, actor: Actor): number => {
+export const effectivePrivilegeLevel = (dashboard: Guarded, actor: Actor): number => {
   if (effectiveRestrictionLevel(dashboard) < ONLY_COLLABORATORS_CAN_EDIT || hasRestrictionRights(dashboard, actor)) return CAN_EDIT
   return dashboard.collaborators.find((c) => c.user_uuid === actor.uuid)?.level ?? CAN_VIEW
 }
 
-export const canEdit = (dashboard: Dashboard, actor: Actor): boolean =>
+export const canEdit = (dashboard: Guarded, actor: Actor): boolean =>
   effectiveRestrictionLevel(dashboard) < ONLY_COLLABORATORS_CAN_EDIT || effectivePrivilegeLevel(dashboard, actor) >= CAN_EDIT

@@ -11,6 +11,7 @@ import { parseBody, useFormBodies } from '../http/drf.js'
 import { environmentOf } from '../http/environment-scope.js'
 import { pageOf, paginated } from '../http/pagination.js'
 import { dashboardActivity } from './activity.js'
+import { listDashboards } from './listing.js'
 import { dashboardStream } from './events.js'
 import { createDashboardBody, moveTileBody, updateDashboardBody } from './schemas.js'
 import { dashboardBasic, dashboardDetail, usersMentioned } from './serialize.js'
@@ -23,9 +24,6 @@ const WRITE = { scopes: ['dashboard:write'] }
 const IdParams = ScopedIdParams
 type IdParams = z.infer<typeof IdParams>
 
-const byPinnedThenName = (a: Dashboard, b: Dashboard): number =>
-  Number(b.pinned) - Number(a.pinned) || (a.name ?? '').localeCompare(b.name ?? '') || a.id - b.id
-
 /** Dashboards of one environment: list, create, get, PATCH (soft delete and restore), 405 on DELETE, move_tile, activity. */
 export const dashboardRoutes: FastifyPluginAsync<DashboardDeps> = async (app, deps) => {
   useFormBodies(app)
@@ -37,18 +35,12 @@ export const dashboardRoutes: FastifyPluginAsync<DashboardDeps> = async (app, de
   app.withTypeProvider<ZodTypeProvider>().get('/dashboards/', { config: READ, schema: { params: ScopedParams, querystring: queryOf('tags', 'creation_mode') } }, async (request) => {
     const environment = await environmentOf(request, models)
     const { query } = request
-    const tags = query.tags === undefined ? [] : [query.tags.toLowerCase()]
-    const mode = query.creation_mode ?? null
-    const all = await models.find<Dashboard>('dashboards', { where: { environment_id: environment.id, deleted: false } })
-    const listed = all
-      .filter((d) => tags.length === 0 || d.tags.some((tag) => tags.includes(tag)))
-      .filter((d) => mode === null || d.creation_mode === mode)
-      .sort(byPinnedThenName)
-    const page = pageOf(request.query)
-    const slice = listed.slice(page.offset, page.offset + page.limit)
-    const users = await basicUsers(models, slice.map((d) => d.created_by))
+    const page = pageOf(query)
+    const filter = { environmentId: environment.id, tag: query.tags?.toLowerCase() ?? null, creationMode: query.creation_mode ?? null }
+    const { count, dashboards } = await listDashboards(models, filter, page)
+    const users = await basicUsers(models, dashboards.map((d) => d.created_by))
     const actor = actorOf(request)
-    return paginated(request, page, listed.length, slice.map((d) => dashboardBasic(d, actor, users)))
+    return paginated(request, page, count, dashboards.map((d) => dashboardBasic(d, actor, users)))
   })
 
   app.post('/dashboards/', { config: WRITE, schema: { params: ScopedParams } }, async (request, reply) => {

@@ -1,8 +1,20 @@
 import { z } from 'zod'
-import { drfBoolean, drfInteger } from '../http/drf.js'
+import { drfBoolean, drfInteger, drfRefusal } from '../http/drf.js'
 import { type JsonObject, isJsonObject } from '../eventlog/port.js'
+import {
+  MAX_COLOR_LENGTH, MAX_DESCRIPTION_LENGTH, MAX_FILTERS_BYTES, MAX_LAYOUTS_BYTES, MAX_NAME_LENGTH, MAX_TEXT_BODY_LENGTH, MAX_TILES,
+  TEXT_BODY_TOO_LONG, TOO_MANY_TILES, tooLargeMessage, tooLongMessage, withinBytes, withinLength,
+} from './limits.js'
 
-const filters = z.custom<JsonObject>(isJsonObject, { error: 'Filters must be a dictionary' })
+/** A string of at most `max` characters, refused as DRF's CharField refuses a longer one. */
+const text = (max: number, message = tooLongMessage(max), attr?: string) =>
+  z.string().refine(withinLength(max), drfRefusal(message, 'max_length', attr))
+
+/** A JSON object whose text is at most `max` bytes as PostHog measures it. */
+const object = (error: string, max: number, attr?: string) =>
+  z.custom<JsonObject>(isJsonObject, { error }).refine(withinBytes(max), drfRefusal(tooLargeMessage(max), 'invalid_input', attr))
+
+const filters = object('Filters must be a dictionary', MAX_FILTERS_BYTES)
 const restrictionLevel = z.preprocess(
   (value) => (typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value),
   z.literal([21, 37]),
@@ -10,8 +22,8 @@ const restrictionLevel = z.preprocess(
 
 /** Fields both create and PATCH accept; anything else in the body is ignored, as PostHog ignores it. */
 const dashboardFields = {
-  name: z.string().max(400).nullable().optional(),
-  description: z.string().optional(),
+  name: text(MAX_NAME_LENGTH).nullable().optional(),
+  description: text(MAX_DESCRIPTION_LENGTH).optional(),
   pinned: drfBoolean.optional(),
   deleted: drfBoolean.optional(),
   tags: z.array(z.string()).optional(),
@@ -29,16 +41,18 @@ export const createDashboardBody = z.object({
 
 const tileInput = z.object({
   id: drfInteger.optional(),
-  text: z.object({ body: z.string().max(4000) }).optional(),
-  color: z.string().nullable().optional(),
-  layouts: z.custom<JsonObject>(isJsonObject, { error: 'Layouts must be a dictionary' }).optional(),
+  text: z.object({ body: text(MAX_TEXT_BODY_LENGTH, TEXT_BODY_TOO_LONG, 'text__body') }).optional(),
+  color: text(MAX_COLOR_LENGTH, tooLongMessage(MAX_COLOR_LENGTH), 'color').nullable().optional(),
+  layouts: object('Layouts must be a dictionary', MAX_LAYOUTS_BYTES, 'layouts').optional(),
   deleted: drfBoolean.optional(),
   show_description: drfBoolean.nullable().optional(),
   transparent_background: drfBoolean.nullable().optional(),
 })
 export type TileInput = z.output<typeof tileInput>
 
-export const updateDashboardBody = z.object({ ...dashboardFields, tiles: z.array(tileInput).optional() })
+const tiles = z.array(tileInput).refine((list) => list.length <= MAX_TILES, drfRefusal(TOO_MANY_TILES))
+
+export const updateDashboardBody = z.object({ ...dashboardFields, tiles: tiles.optional() })
 
 export const moveTileBody = z.object({
   tile: z.object({ id: drfInteger }),

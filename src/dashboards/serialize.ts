@@ -36,8 +36,13 @@ const tileJson = (dashboard: Dashboard, tile: Tile, order: number, users: Users)
 
 export const visibleTiles = (dashboard: Dashboard): Tile[] => dashboard.tiles.filter((tile) => !tile.deleted)
 
+/** What the list item shape reads of a dashboard (`listing.ts` loads just these fields). */
+export type DashboardSummary = Pick<Dashboard,
+  'id' | 'name' | 'description' | 'pinned' | 'created_at' | 'created_by' | 'deleted' | 'creation_mode' | 'tags'
+  | 'restriction_level' | 'environment_id' | 'collaborators'> & { sharing: Pick<Dashboard['sharing'], 'enabled'> }
+
 /** The list item shape: no tiles, no filters. */
-export const dashboardBasic = (dashboard: Dashboard, actor: Actor, users: Users) => ({
+export const dashboardBasic = (dashboard: DashboardSummary, actor: Actor, users: Users) => ({
   id: dashboard.id,
   name: dashboard.name,
   description: dashboard.description,

@@ -8,6 +8,7 @@ import type { Environment } from '../http/environment-scope.js'
 import type { ReadModels } from '../../projections/read-models.js'
 import { dashboardDecider, type DashboardCommand, type TileChange } from './decider.js'
 import { dashboardStream, type DashboardFields, type Tile } from './events.js'
+import { checkRoomForTiles } from './limits.js'
 import { canEdit, type Actor } from './permissions.js'
 import { normaliseTags, type TileInput } from './schemas.js'
 import type { Dashboard } from './state.js'
@@ -136,6 +137,9 @@ export const updateDashboard = async (
 ): Promise<Dashboard> => {
   const changes: Partial<DashboardFields> = pickDefined(input, ['name', 'description', 'pinned', 'restriction_level', 'filters'])
   if (input.tags !== undefined) changes.tags = normaliseTags(input.tags)
+  // New text cards take ids from the log, so a PATCH that cannot fit them is refused before that.
+  // The decider answers first for callers it refuses anyway (no edit rights, a deleted dashboard).
+  if (canEdit(dashboard, actor) && !dashboard.deleted) checkRoomForTiles(dashboard, (input.tiles ?? []).filter((tile) => tile.id === undefined).length)
   const tiles = await tileChanges(deps.log, input.tiles ?? [], context)
   return run(deps, dashboard.id, { type: 'UpdateDashboard', actor, changes, deleted: input.deleted, tiles, at: context.now }, context)
 }

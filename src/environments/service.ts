@@ -1,5 +1,5 @@
 import type { EventLog, JsonObject } from '../eventlog/port.js'
-import { environmentStream } from '../accounts/events.js'
+import { environmentStream, projectStream } from '../accounts/events.js'
 import { NotFound } from '../kernel/errors.js'
 import { handleCommand, type CommandContext } from '../kernel/handle-command.js'
 import { randomToken, randomUuid } from '../kernel/ids.js'
@@ -7,6 +7,8 @@ import { allocateId } from '../kernel/sequence.js'
 import type { Environment } from '../http/environment-scope.js'
 import type { ReadModels } from '../../projections/read-models.js'
 import { environmentDecider, type EnvironmentCommand } from './decider.js'
+import { checkEnvironmentLimit, type CountedEnvironment } from './limits.js'
+import { projectEnvironmentsDecider } from './project-decider.js'
 
 export interface EnvironmentDeps {
   readonly log: EventLog
@@ -19,15 +21,32 @@ const settled = async (deps: EnvironmentDeps, id: number, position: Parameters<R
   return environment
 }
 
-/** A new environment in an existing project, with a fresh `phc_` token that ingestion accepts at once. */
+/** The organization's environments as the limits count them, read without their settings. */
+const countedEnvironments = async (models: ReadModels, organizationId: string): Promise<CountedEnvironment[]> => {
+  const rows = await models.find<Environment & { settings?: { is_demo?: unknown } }>('environments', {
+    where: { organization: organizationId }, fields: ['id', 'project_id', 'settings.is_demo'],
+  })
+  return rows.map((row) => ({ id: row.id, projectId: row.project_id, demo: row.settings?.is_demo === true }))
+}
+
+/**
+ * A new environment in an existing project, with a fresh `phc_` token that ingestion accepts at
+ * once. The project's stream counts it first, so the limits hold under concurrent requests.
+ */
 export const createEnvironment = async (
   deps: EnvironmentDeps, project: JsonObject, name: string, settings: JsonObject, context: CommandContext,
 ): Promise<Environment> => {
+  const projectId = Number(project['id'])
+  const demo = settings['is_demo'] === true
+  const known = await countedEnvironments(deps.models, String(project['organization_id']))
+  // Refused before an id is taken when the read model already shows the project full.
+  checkEnvironmentLimit(known, projectId, demo)
   const environmentId = await allocateId(deps.log, 'environment', context)
+  await handleCommand(deps.log, projectEnvironmentsDecider, projectStream(projectId), { type: 'AddEnvironment', environmentId, demo, known, at: context.now }, context)
   const result = await handleCommand(deps.log, environmentDecider, environmentStream(environmentId), {
     type: 'CreateEnvironment',
     data: {
-      environmentId, uuid: randomUuid(), projectId: Number(project['id']), organizationId: String(project['organization_id']),
+      environmentId, uuid: randomUuid(), projectId, organizationId: String(project['organization_id']),
       name, apiToken: randomToken('phc_'), timezone: typeof settings['timezone'] === 'string' ? settings['timezone'] : 'UTC',
       createdBy: context.actor, at: context.now, settings,
     },

@@ -26,6 +26,13 @@ export const integerChoice = <const T extends readonly [number, ...number[]]>(ch
   )
 
 /**
+ * Options for a zod `refine` whose failure reads as DRF's: `code` on the wire, and `attr` where
+ * PostHog names the field otherwise than the request's path to it.
+ */
+export const drfRefusal = (message: string, code = 'invalid_input', attr?: string) =>
+  ({ error: message, params: { drfCode: code, ...(attr === undefined ? {} : { attr }) } })
+
+/**
  * Validates with zod where the order of checks matters (permissions before fields), throwing the
  * ZodError marked as a body error so the one formatter words it like DRF.
  */

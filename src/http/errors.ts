@@ -24,7 +24,11 @@ const fromZod = (error: ZodError, request: FastifyRequest, context: string | und
   const value = valueAt(source, issue.path)
   if (value === undefined && issue.code === 'invalid_type') return body('validation_error', 'required', 'This field is required.', attr)
   if (value === null && issue.code === 'invalid_type') return body('validation_error', 'null', 'This field may not be null.', attr)
-  if (issue.code === 'custom' && typeof issue.params?.['drfCode'] === 'string') return body('validation_error', issue.params['drfCode'], issue.message, attr)
+  if (issue.code === 'custom' && typeof issue.params?.['drfCode'] === 'string') {
+    // A nested serializer in PostHog names the field from its own root (`text__body`), not the request's.
+    const named = typeof issue.params['attr'] === 'string' ? issue.params['attr'] : attr
+    return body('validation_error', issue.params['drfCode'], issue.message, named)
+  }
   if (issue.code === 'invalid_value') return body('validation_error', 'invalid_choice', `"${String(value)}" is not a valid choice.`, attr)
   return body('validation_error', 'invalid_input', issue.message, attr)
 }

@@ -1,11 +1,12 @@
 import {
-  MongoClient, MongoServerError, type AnyBulkWriteOperation, type ClientSession, type Collection, type Db, type Filter, type SortDirection,
+  MongoClient, MongoServerError, type AnyBulkWriteOperation, type ClientSession, type Collection, type Db, type Filter,
 } from 'mongodb'
 import type { JsonObject, Position } from '../eventlog/port.js'
 import {
   CheckpointConflict, DocumentRefused, assertCollection, type CommitBatch, type DocumentChange, type FindQuery, type ReadStore,
 } from './port.js'
 import { fromStored, storedPath, toStored, type StoredDocument } from './mongo-keys.js'
+import { filterOf, findOptionsOf } from './mongo-query.js'
 import { documentRefusal, refusalOf, refusedIndex } from './mongo-refusal.js'
 
 
@@ -38,13 +39,6 @@ const PAGE = 500
 const RESERVED = new Set(['checkpoints', 'leases'])
 
 const hasCode = (error: unknown, code: number): boolean => error instanceof MongoServerError && error.code === code
-
-/**
- * `null` matches documents where the field is null or missing, as `json_extract(...) IS NULL`
- * does in the SQLite store. Equality on an array field matches any element (Mongo's rule).
- */
-const filterOf = (where: FindQuery['where']): Filter<StoredDocument> =>
-  Object.fromEntries(Object.entries(where ?? {}).map(([field, value]) => [storedPath(field), value]))
 
 const checkpointPosition = (doc: CheckpointDocument): Position => ({ commit: BigInt(doc.commit), prepare: BigInt(doc.prepare) })
 
@@ -96,23 +90,14 @@ export class MongoReadStore implements ReadStore {
 
   async find<T extends JsonObject = JsonObject>(collection: string, query: FindQuery = {}): Promise<T[]> {
     const target = this.collection(collection)
-    const filter = filterOf(query.where)
-    const sort = new Map<string, SortDirection>()
-    for (const [field, direction] of query.orderBy ?? []) {
-      const path = storedPath(field)
-      if (!sort.has(path)) sort.set(path, direction === 'desc' ? -1 : 1)
-    }
-    sort.set('_id', 1)
-    // SQLite reads LIMIT 0 as no rows and a negative limit as none; Mongo reads 0 as none and a
-    // negative limit as "one batch of that many".
-    if (query.limit === 0) return []
-    const limit = query.limit !== undefined && query.limit > 0 ? { limit: query.limit } : {}
-    const docs = await target.find(filter, { sort, skip: Math.max(0, query.offset ?? 0), ...limit }).toArray()
+    const options = findOptionsOf(query)
+    if (options === null) return []
+    const docs = await target.find(filterOf(query.where, query.contains), options).toArray()
     return docs.map((doc) => fromStored<T>(doc))
   }
 
-  async count(collection: string, where?: FindQuery['where']): Promise<number> {
-    return this.collection(collection).countDocuments(filterOf(where))
+  async count(collection: string, where?: FindQuery['where'], contains?: FindQuery['contains']): Promise<number> {
+    return this.collection(collection).countDocuments(filterOf(where, contains))
   }
 
   /** Pages by id rather than holding one cursor open, which the server would time out when idle. */

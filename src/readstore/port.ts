@@ -5,9 +5,17 @@ export type Scalar = string | number | boolean | null
 export interface FindQuery {
   /** Equality on top-level or dotted fields; every entry must hold. */
   readonly where?: Readonly<Record<string, Scalar>>
+  /** Array fields (top-level or dotted) that must each hold the given string among their items. */
+  readonly contains?: Readonly<Record<string, string>>
   readonly orderBy?: readonly (readonly [field: string, direction: 'asc' | 'desc'])[]
   readonly limit?: number
   readonly offset?: number
+  /**
+   * Only these fields of each document, top-level or dotted through objects (not through
+   * arrays), nested as in the document; a field the document lacks is left out. Default: the
+   * whole document.
+   */
+  readonly fields?: readonly string[]
 }
 
 /** One document to write (`doc`) or delete (`doc: null`). */
@@ -34,7 +42,7 @@ export interface ReadStore {
   readonly kind: 'sqlite' | 'mongodb'
   get<T extends JsonObject = JsonObject>(collection: string, id: string): Promise<T | null>
   find<T extends JsonObject = JsonObject>(collection: string, query?: FindQuery): Promise<T[]>
-  count(collection: string, where?: FindQuery['where']): Promise<number>
+  count(collection: string, where?: FindQuery['where'], contains?: FindQuery['contains']): Promise<number>
   /** Every document of a collection in ascending id order, for digests and audits. */
   scan(collection: string): AsyncIterable<{ id: string; doc: JsonObject }>
   /**

@@ -58,6 +58,20 @@ const extract = (doc: JsonObject, field: string): string | number | null => {
   return JSON.stringify(value)
 }
 
+/** A document of only `fields`, from their JSON texts in the same order (null: the document lacks it). */
+const assemble = (fields: readonly string[], values: readonly (string | null)[]): JsonObject => {
+  const doc: JsonObject = {}
+  fields.forEach((field, i) => {
+    const value = values[i]
+    if (value === null || value === undefined) return
+    const path = field.split('.')
+    let node = doc
+    for (const segment of path.slice(0, -1)) node = (node[segment] ??= {}) as JsonObject
+    node[path.at(-1)!] = JSON.parse(value)
+  })
+  return doc
+}
+
 /**
  * Read models in a SQLite file: one table of JSON documents per collection, and the projection
  * checkpoints beside them, so "write documents and move the checkpoint" is one local transaction.
@@ -113,10 +127,15 @@ export class SqliteReadStore implements ReadStore {
    * json_extract gives JSON booleans as 1/0, so booleans and numbers also check the JSON type:
    * `true` never equals `1`, as in MongoDB.
    */
-  private whereClause(collection: string, where: FindQuery['where']): { sql: string; params: (string | number | null)[] } {
+  private whereClause(collection: string, where: FindQuery['where'], contains: FindQuery['contains']): { sql: string; params: (string | number | null)[] } {
     const entries = Object.entries(where ?? {})
     const clauses: string[] = []
     const params: (string | number | null)[] = []
+    for (const [field, value] of Object.entries(contains ?? {})) {
+      // json_each also yields a scalar itself, so a string field equal to the value holds it, as in MongoDB.
+      clauses.push(`EXISTS (SELECT 1 FROM json_each(body, ${jsonPath(field)}) WHERE json_each.type = 'text' AND json_each.value = ?)`)
+      params.push(value)
+    }
     for (const [field, value] of entries) {
       if (typeof value === 'boolean') {
         clauses.push(`${fieldType(field)} = ?`)
@@ -134,18 +153,25 @@ export class SqliteReadStore implements ReadStore {
 
   async find<T extends JsonObject = JsonObject>(collection: string, query: FindQuery = {}): Promise<T[]> {
     const name = this.ensureTable(collection)
-    const { sql: where, params } = this.whereClause(collection, query.where)
+    const { sql: where, params } = this.whereClause(collection, query.where, query.contains)
     const order = [...(query.orderBy ?? []).map(([field, dir]) => `${this.fieldExpression(collection, field)} ${dir === 'desc' ? 'DESC' : 'ASC'}`), 'id ASC']
     const limit = query.limit ?? -1
     const offset = query.offset ?? 0
-    const sql = `SELECT body FROM ${name}${where} ORDER BY ${order.join(', ')} LIMIT ? OFFSET ?`
-    const rows = this.statement(sql).pluck().all(...params, limit, offset) as string[]
-    return rows.map((body) => JSON.parse(body) as T)
+    const tail = `FROM ${name}${where} ORDER BY ${order.join(', ')} LIMIT ? OFFSET ?`
+    const { fields } = query
+    if (fields === undefined) {
+      const rows = this.statement(`SELECT body ${tail}`).pluck().all(...params, limit, offset) as string[]
+      return rows.map((body) => JSON.parse(body) as T)
+    }
+    // `->` gives each field as JSON text (NULL when absent), so only those parts are read and parsed.
+    const columns = fields.length === 0 ? 'NULL' : fields.map((field) => `body -> ${jsonPath(field)}`).join(', ')
+    const rows = this.statement(`SELECT ${columns} ${tail}`).raw(true).all(...params, limit, offset) as (string | null)[][]
+    return rows.map((values) => assemble(fields, values) as T)
   }
 
-  async count(collection: string, where?: FindQuery['where']): Promise<number> {
+  async count(collection: string, where?: FindQuery['where'], contains?: FindQuery['contains']): Promise<number> {
     const name = this.ensureTable(collection)
-    const clause = this.whereClause(collection, where)
+    const clause = this.whereClause(collection, where, contains)
     return this.statement(`SELECT count(*) FROM ${name}${clause.sql}`).pluck().get(...clause.params) as number
   }
 

@@ -45,7 +45,7 @@ t.test('as_of, audit --at and rebuild --until show each state of a dashboard at 
     t.equal(rebuilt.code, 0, rebuilt.stderr)
     t.match(JSON.parse(rebuilt.stdout).projections, [{ projection: 'dashboards', collections: { dashboards: { count: 1 } }, sha256: /^[0-9a-f]{64}$/ }])
     const db = new Database(join(into, 'readmodels.sqlite'), { readonly: true })
-    const row = db.prepare('SELECT body FROM c_dashboards_v1_b1 WHERE id = ?').get(String(id)) as { body: string }
+    const row = db.prepare('SELECT body FROM c_dashboards_v2_b1 WHERE id = ?').get(String(id)) as { body: string }
     db.close()
     t.equal(JSON.parse(row.body).name, name, `rebuild --until ${until}`)
   }

@@ -33,8 +33,8 @@ t.test('verify passes on a live data directory under ingestion load and names a 
   server.child.kill('SIGTERM')
   await exited(server.child)
   const db = new Database(join(dir, 'readmodels.sqlite'))
-  const row = db.prepare('SELECT id, body FROM c_dashboards_v1_b1').get() as { id: string; body: string }
-  db.prepare('UPDATE c_dashboards_v1_b1 SET body = ? WHERE id = ?').run(JSON.stringify({ ...JSON.parse(row.body), name: 'Revenue (edited)' }), row.id)
+  const row = db.prepare('SELECT id, body FROM c_dashboards_v2_b1').get() as { id: string; body: string }
+  db.prepare('UPDATE c_dashboards_v2_b1 SET body = ? WHERE id = ?').run(JSON.stringify({ ...JSON.parse(row.body), name: 'Revenue (edited)' }), row.id)
   db.close()
   const edited = await cli(['verify'])
   t.equal(edited.code, 1)

@@ -47,6 +47,28 @@ export const readStoreContract = (t: Test, adapter: ReadStoreAdapter): void => {
     t.equal(await store.count('people'), 4)
   })
 
+  t.test('find reads only the asked fields, nested as in the document, within the page', async (t) => {
+    const found = await store.find('people', { where: { team: 1 }, orderBy: [['name', 'asc']], limit: 2, fields: ['name', 'address.city', 'nickname'] })
+    t.same(found, [{ name: 'Ada', address: { city: 'London' } }, { name: 'Alan', address: { city: 'London' } }], 'absent fields are left out')
+    t.same(await store.find('people', { where: { active: false }, orderBy: [['name', 'asc']], offset: 1, fields: ['id', 'active'] }), [{ id: 'p2', active: false }])
+    t.same(await store.find('people', { where: { id: 'p1' }, fields: [] }), [{}])
+  })
+
+  t.test('contains matches array fields that hold a string, in find and count', async (t) => {
+    const docs = [
+      { id: 't1', tags: ['red', 'blue'], n: 1 }, { id: 't2', tags: ['blue'], n: 2 }, { id: 't3', tags: [], n: 3 },
+      { id: 't4', tags: ['1'], n: 4 }, { id: 't5', n: 5 }, { id: 't6', tags: [1, true], n: 6 },
+    ]
+    await store.commit({ checkpoint: 'tags-loader', expected: null, next: at(1), changes: docs.map((doc) => ({ collection: 'tagged', id: doc.id, doc })) })
+    const ids = async (query: Parameters<ReadStore['find']>[1]) => (await store.find<{ id: string }>('tagged', query)).map((d) => d.id)
+    t.same(await ids({ contains: { tags: 'blue' } }), ['t1', 't2'])
+    t.same(await ids({ contains: { tags: 'blue' }, where: { n: 2 } }), ['t2'], 'with equality too')
+    t.same(await ids({ contains: { tags: '1' } }), ['t4'], 'a string does not match a number or a boolean')
+    t.same(await ids({ contains: { tags: 'green' } }), [])
+    t.equal(await store.count('tagged', undefined, { tags: 'blue' }), 2)
+    t.equal(await store.count('tagged', { n: 1 }, { tags: 'blue' }), 1)
+  })
+
   t.test('keys that start with $ or contain dots survive a round trip and can be filtered on', async (t) => {
     const doc = { id: 'odd', properties: { $browser: 'Firefox', 'utm.source': 'ads', nested: { $set: { a: 1 } } }, tags: ['x'] }
     await store.commit({ checkpoint: 'odd-loader', expected: null, next: at(1), changes: [{ collection: 'odd_keys', id: 'odd', doc }] })

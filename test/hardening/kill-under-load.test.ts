@@ -5,6 +5,7 @@ import { SqliteEventLog } from '../../src/eventlog/sqlite.js'
 import { SqliteReadStore } from '../../src/readstore/sqlite.js'
 import { digestProjection } from '../../projections/digest.js'
 import { allProjectors } from '../../projections/index.js'
+import { physicalCollection } from '../../projections/names.js'
 import { ProjectionSet } from '../../projections/projection-set.js'
 import { ProjectionRegistry } from '../../projections/registry.js'
 import { exited, runCli, startServer } from '../support/cli.js'
@@ -85,7 +86,7 @@ t.test('kill -9 at random moments under mixed load: nothing acknowledged is lost
     const present = (await Promise.all(batch.map(has))).filter(Boolean).length
     t.equal(present, batch.length, 'an acknowledged import is there whole')
   }
-  const dashboards = `dashboards_v1_b${(await registry.read('dashboards'))!.active.build}`
+  const dashboards = physicalCollection('dashboards', (await registry.read('dashboards'))!.active)
   for (const id of acked.dashboards) t.ok(await store.get(dashboards, String(id)), `dashboard ${id} was kept`)
 
   // The live read models equal a rebuild from the log into a fresh store.

@@ -1,0 +1,28 @@
+import t from 'tap'
+import { filterOf, findOptionsOf } from '../../src/readstore/mongo-query.js'
+
+t.test('a query with fields asks MongoDB for a projection of their stored paths', async (t) => {
+  const options = findOptionsOf({ fields: ['name', 'sharing.enabled', '$browser'], limit: 20, offset: 40 })
+  t.same(options?.projection, { name: 1, 'sharing.enabled': 1, '%24browser': 1 })
+  t.equal(options?.limit, 20)
+  t.equal(options?.skip, 40)
+})
+
+t.test('a query without fields reads whole documents, and one with none reads only the id', async (t) => {
+  t.notOk('projection' in (findOptionsOf({}) ?? {}))
+  t.same(findOptionsOf({ fields: [] })?.projection, { _id: 1 })
+})
+
+t.test('the sort follows orderBy, then the id, as the SQLite store orders', async (t) => {
+  const options = findOptionsOf({ orderBy: [['pinned', 'desc'], ['list_order', 'asc'], ['pinned', 'asc']] })
+  t.same([...(options?.sort as Map<string, number>)], [['pinned', -1], ['list_order', 1], ['_id', 1]])
+})
+
+t.test('a zero limit asks for nothing, and a negative one for no limit', async (t) => {
+  t.equal(findOptionsOf({ limit: 0 }), null)
+  t.notOk('limit' in (findOptionsOf({ limit: -1 }) ?? {}))
+})
+
+t.test('contains becomes equality on the array field, which MongoDB matches against each item', async (t) => {
+  t.same(filterOf({ environment_id: 3, deleted: false }, { tags: 'growth' }), { environment_id: 3, deleted: false, tags: 'growth' })
+})
