@@ -54,5 +54,7 @@ export const isPublicAddress = (address: string): boolean => {
   if ((first & 0xff00) === 0xff00) return false // multicast ff00::/8
   if (first === 0x2001 && groups[1] === 0x0db8) return false // documentation 2001:db8::/32
   if (first === 0x0064 && groups[1] === 0xff9b) return false // NAT64 64:ff9b::/96 reaches IPv4 ranges through a gateway
+  if (first === 0x2002) return isPublicAddress(`${groups[1]! >> 8}.${groups[1]! & 0xff}.${groups[2]! >> 8}.${groups[2]! & 0xff}`) // 6to4 carries an IPv4 address
+  if ((first & 0xe000) !== 0x2000) return false // outside 2000::/3, the global unicast block
   return true
 }

@@ -54,10 +54,16 @@ const addressesOf = async (host: string, options: PostOptions): Promise<LookupAd
   let addresses: readonly LookupAddress[]
   if (family !== 0) addresses = [{ address: host, family }]
   else {
+    let timer: NodeJS.Timeout | undefined
+    const late = new Promise<never>((_resolve, reject) => {
+      timer = setTimeout(() => reject(new OutboundFailed(`the host ${host} was not resolved within ${options.timeoutMs} ms`)), options.timeoutMs)
+    })
     try {
-      addresses = await (options.resolve ?? systemResolver)(host)
-    } catch {
-      throw new OutboundFailed(`the host ${host} could not be resolved`)
+      addresses = await Promise.race([(options.resolve ?? systemResolver)(host), late])
+    } catch (error) {
+      throw error instanceof OutboundFailed ? error : new OutboundFailed(`the host ${host} could not be resolved`)
+    } finally {
+      clearTimeout(timer)
     }
   }
   const [first] = addresses

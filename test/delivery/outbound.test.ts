@@ -10,10 +10,10 @@ t.test('only public unicast addresses are allowed without the operator\'s leave'
   const refused = [
     '0.0.0.0', '10.1.2.3', '100.64.0.1', '127.0.0.1', '127.255.255.254', '169.254.169.254', '172.16.0.1', '172.31.255.255',
     '192.0.0.8', '192.168.1.1', '198.18.0.1', '224.0.0.1', '240.0.0.1', '255.255.255.255',
-    '::', '::1', 'fc00::1', 'fd12:3456::1', 'fe80::1', 'ff02::1', '::ffff:127.0.0.1', '::ffff:10.0.0.1', '::ffff:7f00:1', '2001:db8::1',
+    '::', '::1', 'fc00::1', 'fd12:3456::1', 'fe80::1', 'ff02::1', '::ffff:127.0.0.1', '::ffff:10.0.0.1', '::ffff:7f00:1', '2001:db8::1', '2002:7f00:1::1', '2002:0a00:1::', '100::1', '4000::1',
     'not an address',
   ]
-  const allowed = ['93.184.216.34', '8.8.8.8', '172.32.0.1', '100.128.0.1', '11.0.0.1', '2606:4700::1111', '::ffff:93.184.216.34']
+  const allowed = ['93.184.216.34', '8.8.8.8', '172.32.0.1', '100.128.0.1', '11.0.0.1', '2606:4700::1111', '::ffff:93.184.216.34', '2002:5db8:d822::1']
   for (const address of refused) t.notOk(isPublicAddress(address), `${address} is refused`)
   for (const address of allowed) t.ok(isPublicAddress(address), `${address} is allowed`)
 })
@@ -61,6 +61,11 @@ t.test('loopback and private targets are refused before any connection unless al
   const rebinding = async () => [{ address: '93.184.216.34', family: 4 }, { address: '10.0.0.7', family: 4 }]
   await t.rejects(postJson('http://hooks.example.com/', '{}', { allowPrivate: false, timeoutMs: 2000, resolve: rebinding }),
     { name: 'OutboundRefused', reason: /10\.0\.0\.7/ }, 'a name with any private address is refused')
+  const hanging = () => new Promise<never>(() => {})
+  const started = performance.now()
+  await t.rejects(postJson('http://slow.example.com/', '{}', { allowPrivate: false, timeoutMs: 200, resolve: hanging }),
+    { name: 'OutboundFailed', reason: /not resolved within 200 ms/ }, 'a resolver that never answers is cut off too')
+  t.ok(performance.now() - started < 1500)
   for (const target of ['ftp://example.com/', 'file:///etc/passwd', 'not a url']) {
     await t.rejects(postJson(target, '{}', { allowPrivate: true, timeoutMs: 2000 }), OutboundRefused, `${target} is refused`)
   }
