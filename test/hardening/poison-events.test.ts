@@ -1,6 +1,7 @@
 import t from 'tap'
 import type { EventsCapturedData } from '../../src/ingestion/captured-event.js'
 import { listQuarantined, retryQuarantined } from '../../src/cli/quarantine.js'
+import { newEventId } from '../../src/kernel/ids.js'
 import { allProjectors } from '../../projections/index.js'
 import type { Projector } from '../../projections/projector.js'
 import { client } from '../support/client.js'
@@ -85,4 +86,28 @@ t.test('a projector that throws on one chosen event: the rest is projected, heal
   t.equal((await health(w)).status, 200, 'the rebuilt projection has nothing quarantined')
   t.same(await eventNames(w), ['chosen', 'first', 'later', 'third'])
   t.same(await listQuarantined(w.store), [])
+})
+
+t.test('an over-deep event already in the log (stored before ingestion bounded depth) is quarantined by the real projectors, and everything after it is projected', async (t) => {
+  const w = await world(t)
+  const token = w.installation.project_api_key
+  const environmentId = w.installation.environment_id
+  await w.app.inject({ method: 'POST', url: '/capture/', payload: { api_key: token, event: 'before', distinct_id: 'a' } })
+  const now = new Date().toISOString()
+  const deep = (depth: number) => JSON.parse(nested(depth))
+  const poison = { uuid: '0190a6f0-0000-7000-8000-000000000001', event: 'deep', distinct_id: 'a', timestamp: now, properties: deep(2000), set: deep(1500), set_once: null, ip: null, now, sent_at: null }
+  await w.log.append(`ingest-${environmentId}-${newEventId()}`, [{ id: newEventId(), type: 'EventsCaptured', data: { environmentId, events: [poison] }, metadata: { actor: token, occurredAt: now } }])
+  await w.app.inject({ method: 'POST', url: '/capture/', payload: { api_key: token, event: 'after', distinct_id: 'b', properties: { $set: { plan: 'pro' } } } })
+
+  t.same(await eventNames(w), ['after', 'before'], 'the events read model holds every event but the poison one')
+  const api = client(w.app, w.bearer(w.key.value))
+  const persons = (await api.get(`/api/projects/${w.installation.project_id}/persons/?distinct_id=b`)).body as { results: { properties: Record<string, unknown> }[] }
+  t.match(persons.results, [{ properties: { plan: 'pro' } }], 'the persons read model moved past it too')
+
+  const unhealthy = await health(w)
+  t.equal(unhealthy.status, 503, 'health is not ok while an event is quarantined')
+  const quarantined = (unhealthy.body.quarantine as { projection: string, event_type: string }[])
+  t.ok(quarantined.some((q) => q.projection === 'events' && q.event_type === 'EventsCaptured'), 'health names the events projection\'s quarantined event')
+  t.ok((unhealthy.body.problems as string[]).some((p) => /^projection events quarantined 1 event/.test(p)))
+  t.same((await listQuarantined(w.store)).map((q) => q.projection).filter((name) => name === 'events'), ['events'], 'the command line lists it')
 })
