@@ -40,7 +40,7 @@ const ensureWritableDirectory = (path: string): void => {
 const openSqliteEventLog = (path: string): SqliteEventLog => {
   ensureWritableDirectory(path)
   try {
-    return new SqliteEventLog({ path })
+    return new SqliteEventLog({ path, commitThread: true })
   } catch (error) {
     throw new StorageError(`cannot open the event log ${path}: ${reasonOf(error)}`)
   }

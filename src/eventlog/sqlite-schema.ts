@@ -1,3 +1,4 @@
+import Database from 'better-sqlite3'
 import type { RecordedEvent } from './port.js'
 
 /**
@@ -52,3 +53,14 @@ export const toRecordedEvent = (row: EventRow): RecordedEvent => ({
   created: new Date(Number(row.created_ms)),
   position: { commit: row.global_position, prepare: row.global_position },
 })
+
+/** A connection to the log's file as every user of it opens one: WAL, every commit durable. */
+export const openLogDatabase = (path: string): Database.Database => {
+  const db = new Database(path)
+  db.defaultSafeIntegers(true)
+  db.pragma('journal_mode = WAL')
+  db.pragma('synchronous = FULL')
+  db.pragma('busy_timeout = 5000')
+  db.exec(SCHEMA)
+  return db
+}

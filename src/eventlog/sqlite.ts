@@ -1,14 +1,17 @@
-import Database from 'better-sqlite3'
+import type Database from 'better-sqlite3'
 import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
-import { DEFAULT_MAX_APPEND_SIZE, assertDeleteExpectation, decideAppend, deleteAllowed, recordSize, validateEvent, type StreamState } from './append-rules.js'
+import { Worker } from 'node:worker_threads'
+import { DEFAULT_MAX_APPEND_SIZE, assertDeleteExpectation, deleteAllowed, recordSize, validateEvent } from './append-rules.js'
 import { EventLogError, MaxAppendSizeExceeded, StreamDeleted, StreamNotFound, Unavailable, WrongExpectedVersion } from './errors.js'
 import type {
   AppendOptions, AppendResult, DeleteOptions, EventData, EventLog, ExpectedRevision, Position, ReadAllOptions, ReadStreamOptions,
   RecordedEvent, SubscribeOptions, Subscription,
 } from './port.js'
 import { sqliteSubscription, type SubscriptionSource } from './sqlite-subscription.js'
-import { EVENT_COLUMNS, SCHEMA, toRecordedEvent, type EventRow } from './sqlite-schema.js'
+import { EVENT_COLUMNS, openLogDatabase, toRecordedEvent, type EventRow } from './sqlite-schema.js'
+import type { CommitMessage, CommitReply } from './sqlite-writer-thread.js'
+import { SqliteLogWriter, outcomeError, streamStateReader, type AppendOutcome, type AppendRequest, type StoredStreamState } from './sqlite-writer.js'
 
 export interface SqliteEventLogOptions {
   /** File path, or `:memory:` for a throwaway log. */
@@ -17,12 +20,14 @@ export interface SqliteEventLogOptions {
   readonly maxAppendSize?: number
   /** How often an idle subscription looks for events written by other processes. Default 50 ms. */
   readonly pollIntervalMs?: number
+  /**
+   * Commit appends on a thread of their own (a file log only), so that waiting for the disk never
+   * holds this thread's event loop. Default false.
+   */
+  readonly commitThread?: boolean
 }
 
-interface PendingAppend {
-  readonly stream: string
-  readonly events: readonly { id: string; type: string; data: string; metadata: string | null }[]
-  readonly expected: ExpectedRevision
+interface PendingAppend extends AppendRequest {
   readonly resolve: (result: AppendResult) => void
   readonly reject: (error: unknown) => void
 }
@@ -37,40 +42,38 @@ const asEventLogError = (error: unknown): EventLogError =>
 /**
  * The embedded event log: a SQLite file in WAL mode with `synchronous=FULL`, so an acknowledged
  * append survives a crash or power loss. Appends that arrive together are group-committed: one
- * transaction (one fsync) per turn of the event loop, with a savepoint per append so one
- * conflicting append does not fail its neighbours.
+ * transaction (one fsync) per group, with a savepoint per append so one conflicting append does
+ * not fail its neighbours. Without a commit thread a group is what one turn of the event loop
+ * brings; with one, a group is what arrived while the previous commit was being made durable.
  */
 export class SqliteEventLog implements EventLog, SubscriptionSource {
   readonly kind = 'sqlite' as const
   readonly pollIntervalMs: number
   private readonly db: Database.Database
+  private readonly path: string
   private readonly maxAppendSize: number
+  private readonly useCommitThread: boolean
   private pending: PendingAppend[] = []
   private flushScheduled = false
   private closed = false
   private readonly commitListeners = new Set<() => void>()
   private readonly statements
-  private readonly commitBatch: Database.Transaction<(batch: PendingAppend[], now: bigint, outcomes: (AppendResult | EventLogError)[]) => void>
-  /** Nested inside `commitBatch`, so it runs as a savepoint: a failed append leaves no trace. */
-  private readonly writeEvents: Database.Transaction<(stream: string, first: bigint, undelete: boolean, events: PendingAppend['events'], now: bigint) => AppendResult>
+  private readonly streamState: (stream: string) => StoredStreamState
+  private writer: SqliteLogWriter | null = null
+  private commitThread: Worker | null = null
+  /** The group the commit thread is making durable, if any. */
+  private inFlight: PendingAppend[] | null = null
+  private drained: (() => void)[] = []
 
   constructor(options: SqliteEventLogOptions) {
     if (options.path !== ':memory:') mkdirSync(dirname(options.path), { recursive: true })
-    this.db = new Database(options.path)
-    this.db.defaultSafeIntegers(true)
-    this.db.pragma('journal_mode = WAL')
-    this.db.pragma('synchronous = FULL')
-    this.db.pragma('busy_timeout = 5000')
-    this.db.exec(SCHEMA)
+    this.path = options.path
+    this.db = openLogDatabase(options.path)
     this.maxAppendSize = options.maxAppendSize ?? DEFAULT_MAX_APPEND_SIZE
     this.pollIntervalMs = options.pollIntervalMs ?? 50
+    this.useCommitThread = options.commitThread === true && options.path !== ':memory:'
+    this.streamState = streamStateReader(this.db)
     this.statements = {
-      lastRevision: this.db.prepare('SELECT max(stream_revision) FROM events WHERE stream_id = ?').pluck(),
-      deleted: this.db.prepare('SELECT truncate_before, soft_deleted, tombstoned FROM deleted_streams WHERE stream_id = ?'),
-      idAt: this.db.prepare('SELECT event_id FROM events WHERE stream_id = ? AND stream_revision = ?').pluck(),
-      positionAt: this.db.prepare('SELECT global_position FROM events WHERE stream_id = ? AND stream_revision = ?').pluck(),
-      insert: this.db.prepare('INSERT INTO events (stream_id, stream_revision, event_id, event_type, created_ms, data, metadata) VALUES (?, ?, ?, ?, ?, ?, ?)'),
-      undelete: this.db.prepare('UPDATE deleted_streams SET soft_deleted = 0, truncate_before = ? WHERE stream_id = ?'),
       softDelete: this.db.prepare(`INSERT INTO deleted_streams (stream_id, soft_deleted) VALUES (?, 1)
         ON CONFLICT (stream_id) DO UPDATE SET soft_deleted = 1`),
       tombstone: this.db.prepare(`INSERT INTO deleted_streams (stream_id, tombstoned) VALUES (?, 1)
@@ -81,26 +84,6 @@ export class SqliteEventLog implements EventLog, SubscriptionSource {
       allForwards: this.db.prepare(`SELECT ${EVENT_COLUMNS} FROM events WHERE global_position >= ? ORDER BY global_position LIMIT ?`),
       allBackwards: this.db.prepare(`SELECT ${EVENT_COLUMNS} FROM events WHERE global_position <= ? ORDER BY global_position DESC LIMIT ?`),
     }
-    this.commitBatch = this.db.transaction((batch, now, outcomes) => {
-      for (const request of batch) {
-        try {
-          outcomes.push(this.appendOne(request, now))
-        } catch (error) {
-          // The append's savepoint is rolled back; its neighbours still commit.
-          outcomes.push(asEventLogError(error))
-        }
-      }
-    })
-    this.writeEvents = this.db.transaction((stream, first, undelete, events, now) => {
-      let revision = first
-      let position = 0n
-      for (const event of events) {
-        position = this.statements.insert.run(stream, revision, event.id, event.type, now, event.data, event.metadata).lastInsertRowid as bigint
-        revision++
-      }
-      if (undelete) this.statements.undelete.run(first, stream)
-      return { nextExpectedRevision: revision - 1n, position: { commit: position, prepare: position } }
-    })
   }
 
   append(stream: string, events: readonly EventData[], options: AppendOptions = {}): Promise<AppendResult> {
@@ -120,7 +103,7 @@ export class SqliteEventLog implements EventLog, SubscriptionSource {
       if (size > this.maxAppendSize) throw new MaxAppendSizeExceeded(this.maxAppendSize, size)
       return new Promise((resolve, reject) => {
         this.pending.push({ stream, events: serialised, expected, resolve, reject })
-        if (!this.flushScheduled) {
+        if (!this.flushScheduled && this.inFlight === null) {
           this.flushScheduled = true
           setImmediate(() => this.flush())
         }
@@ -132,59 +115,81 @@ export class SqliteEventLog implements EventLog, SubscriptionSource {
 
   private flush(): void {
     this.flushScheduled = false
-    const batch = this.pending
+    if (this.inFlight !== null) return
+    const group = this.pending
     this.pending = []
-    if (batch.length === 0) return
-    const outcomes: (AppendResult | EventLogError)[] = []
+    if (group.length === 0) return this.settleDrained()
     const now = BigInt(Date.now())
+    if (this.useCommitThread) return this.sendToCommitThread(group, now)
+    let outcomes: AppendOutcome[]
     try {
-      this.commitBatch.immediate(batch, now, outcomes)
+      this.writer ??= new SqliteLogWriter(this.db)
+      outcomes = this.writer.commit(group, now)
     } catch (error) {
-      const failure = asEventLogError(error)
-      for (const request of batch) request.reject(failure)
+      this.settle(group, asEventLogError(error))
+      return this.settleDrained()
+    }
+    this.settle(group, outcomes)
+    this.settleDrained()
+  }
+
+  private sendToCommitThread(group: PendingAppend[], now: bigint): void {
+    const thread = this.commitThread ??= this.startCommitThread()
+    this.inFlight = group
+    thread.ref()
+    const message: CommitMessage = { group: group.map(({ stream, events, expected }) => ({ stream, events, expected })), now }
+    thread.postMessage(message)
+  }
+
+  private startCommitThread(): Worker {
+    const thread = new Worker(new URL('./sqlite-writer-thread.js', import.meta.url), { workerData: { path: this.path } })
+    thread.on('message', (reply: CommitReply) => this.committed('failed' in reply ? new Unavailable(reply.failed) : reply.outcomes))
+    // A group the thread was making durable when it failed is answered Unavailable (a retry with the same ids is safe).
+    thread.on('error', (error) => this.committed(asEventLogError(error)))
+    thread.on('exit', () => {
+      if (this.commitThread === thread) this.commitThread = null
+      this.committed(new Unavailable('the commit thread stopped'))
+    })
+    thread.unref()
+    return thread
+  }
+
+  private committed(result: readonly AppendOutcome[] | EventLogError): void {
+    const group = this.inFlight
+    if (group === null) return
+    this.inFlight = null
+    this.commitThread?.unref()
+    this.settle(group, result)
+    this.flush()
+  }
+
+  private settle(group: readonly PendingAppend[], result: readonly AppendOutcome[] | EventLogError): void {
+    if (result instanceof EventLogError) {
+      for (const request of group) request.reject(result)
       return
     }
-    batch.forEach((request, i) => {
-      const outcome = outcomes[i]!
-      if (outcome instanceof EventLogError) request.reject(outcome)
-      else request.resolve(outcome)
+    group.forEach((request, i) => {
+      const outcome = result[i]!
+      if ('ok' in outcome) request.resolve(outcome.ok)
+      else request.reject(outcomeError(outcome))
     })
     for (const listener of [...this.commitListeners]) listener()
   }
 
-  private appendOne(request: PendingAppend, now: bigint): AppendResult | EventLogError {
-    const { stream, events, expected } = request
-    const state = this.streamState(stream)
-    const decision = decideAppend(state, expected, events.map((e) => e.id), {
-      idAt: (revision) => this.statements.idAt.get(stream, revision) as string | undefined,
-    })
-    switch (decision.kind) {
-      case 'stream_deleted': return new StreamDeleted(stream)
-      case 'wrong_expected_version': return new WrongExpectedVersion(stream, expected, decision.actual)
-      case 'idempotent': {
-        const position = this.statements.positionAt.get(stream, decision.lastRevision) as bigint
-        return { nextExpectedRevision: decision.lastRevision, position: { commit: position, prepare: position } }
-      }
-      case 'write': {
-        if (events.length > 1 || decision.undelete) return this.writeEvents(stream, decision.firstRevision, decision.undelete, events, now)
-        // One row is written whole or not at all, so it needs no savepoint of its own.
-        const event = events[0]!
-        const position = this.statements.insert.run(stream, decision.firstRevision, event.id, event.type, now, event.data, event.metadata).lastInsertRowid as bigint
-        return { nextExpectedRevision: decision.firstRevision, position: { commit: position, prepare: position } }
-      }
-    }
+  private settleDrained(): void {
+    if (this.pending.length > 0 || this.inFlight !== null) return
+    const waiting = this.drained
+    this.drained = []
+    for (const done of waiting) done()
   }
 
-  private streamState(stream: string): StreamState & { truncateBefore: bigint } {
-    const lastRevision = (this.statements.lastRevision.get(stream) as bigint | null) ?? -1n
-    const deleted = this.statements.deleted.get(stream) as
-      | { truncate_before: bigint; soft_deleted: bigint; tombstoned: bigint } | undefined
-    return {
-      lastRevision,
-      softDeleted: deleted?.soft_deleted === 1n,
-      tombstoned: deleted?.tombstoned === 1n,
-      truncateBefore: deleted?.truncate_before ?? 0n,
-    }
+  /** Resolves once every append made so far is committed or refused. */
+  private drain(): Promise<void> {
+    if (this.inFlight === null && this.pending.length === 0) return Promise.resolve()
+    return new Promise((resolve) => {
+      this.drained.push(resolve)
+      if (this.inFlight === null) this.flush()
+    })
   }
 
   async *readStream(stream: string, options: ReadStreamOptions = {}): AsyncIterable<RecordedEvent> {
@@ -297,8 +302,17 @@ export class SqliteEventLog implements EventLog, SubscriptionSource {
 
   async close(): Promise<void> {
     if (this.closed) return
-    this.flush()
     this.closed = true
+    await this.drain()
+    if (this.commitThread) {
+      const thread = this.commitThread
+      this.commitThread = null
+      await new Promise<void>((resolve) => {
+        thread.once('exit', () => resolve())
+        thread.ref()
+        thread.postMessage('close')
+      })
+    }
     for (const listener of [...this.commitListeners]) listener()
     this.db.close()
   }

@@ -6,6 +6,7 @@ import { eventLogContract, type EventLogAdapter } from './eventlog-contract.js'
 
 const adapters: EventLogAdapter[] = [
   { name: 'sqlite', exactSizes: true, open: async () => new SqliteEventLog({ path: join(tempDir(t), 'events.sqlite') }) },
+  { name: 'sqlite with a commit thread', exactSizes: true, open: async () => new SqliteEventLog({ path: join(tempDir(t), 'events.sqlite'), commitThread: true }) },
 ]
 const esdbUrl = process.env['HEDGELOG_TEST_EVENTSTORE_URL']
 if (esdbUrl) {
