@@ -1,27 +1,20 @@
-import crypto from 'node:crypto'
+import { sha1Words } from './sha1.js'
 
 // 2^60 - 1 as a double rounds to 2^60, exactly as PostHog's own constant does.
 const LONG_SCALE = 0xfffffffffffffff
 const TWO_POW_28 = 2 ** 28
 
 /**
- * PostHog's bucketing hash: SHA-1 of `prefix + identifier + salt`, the first 15 hex digits
- * (60 bits) as an unsigned integer, divided by 0xFFFFFFFFFFFFFFF. Result in [0, 1].
+ * PostHog's bucketing hash: SHA-1 of `prefix + identifier + salt`, its first 15 hex digits
+ * (60 bits: the first word and the top 28 bits of the second) as an unsigned integer, divided
+ * by 0xFFFFFFFFFFFFFFF. Result in [0, 1].
  * The 60-bit integer is rounded to a double once (high 32 bits × 2^28 is exact, so the sum
  * rounds correctly), as Rust's `u64 as f64` does.
  */
 export const bucketHash = (prefix: string, identifier: string, salt: string): number => {
-  const hex = sha1Hex(prefix + identifier + salt)
-  const high = parseInt(hex.slice(0, 8), 16)
-  const low = parseInt(hex.slice(8, 15), 16)
-  return (high * TWO_POW_28 + low) / LONG_SCALE
+  const words = sha1Words(prefix + identifier + salt)
+  return (words[0]! * TWO_POW_28 + (words[1]! >>> 4)) / LONG_SCALE
 }
-
-// The one-shot `crypto.hash` (Node ≥ 20.12) is several times faster than a Hash object.
-const sha1Hex: (text: string) => string =
-  typeof crypto.hash === 'function'
-    ? (text) => crypto.hash('sha1', text, 'hex')
-    : (text) => crypto.createHash('sha1').update(text).digest('hex')
 
 /** Hash for rollout (`salt` "") and variant selection (`salt` "variant"): `<key>.<identifier><salt>`. */
 export const flagHash = (flagKey: string, identifier: string, salt: '' | 'variant'): number =>
