@@ -5,7 +5,7 @@ import { asDomainEvent, documentProjector } from './projector.js'
 /** Pending invites (expired ones included, as PostHog lists them); a used or deleted invite is gone. */
 export const invites = documentProjector<JsonObject>({
   name: 'invites',
-  version: 1,
+  version: 2,
   collection: 'invites',
   handles: ['InviteCreated', 'InviteDeleted', 'InviteAccepted'],
   indexes: [['organization_id']],
@@ -17,7 +17,7 @@ export const invites = documentProjector<JsonObject>({
     return {
       id: data.inviteId, organization_id: data.organizationId, target_email: data.email, first_name: data.firstName,
       level: data.level, message: data.message, created_by: data.createdBy, expires_at: data.expiresAt,
-      created_at: data.at, updated_at: data.at,
+      emailing_attempt_made: data.emailingAttemptMade === true, created_at: data.at, updated_at: data.at,
     }
   },
 })

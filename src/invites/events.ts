@@ -4,6 +4,8 @@ export type InviteCreated = {
   data: {
     inviteId: string; organizationId: string; email: string; firstName: string; level: number; message: string | null
     createdBy: string; expiresAt: string; at: string
+    /** The invite e-mail was to be sent (a mailer configured and `send_email` not false); absent in invites recorded before it was kept. */
+    emailingAttemptMade?: boolean
   }
 }
 export type InviteDeleted = { type: 'InviteDeleted'; data: { inviteId: string; organizationId: string; at: string } }

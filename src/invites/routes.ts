@@ -55,19 +55,22 @@ export const inviteRoutes: FastifyPluginAsync<OrganizationDeps> = async (plain, 
     if (member) throw new ValidationFailed('A user with this email address already belongs to the organization.', 'target_email')
     const context = commandContext(request)
     const inviteId = newUlid()
+    // As PostHog: an attempt is made, and recorded, only when e-mail is set up and the caller did not say send_email: false.
+    const mailer = body.send_email ? deps.mailer : undefined
     await run(inviteId, {
       type: 'CreateInvite',
       data: {
         inviteId, organizationId: organization.id, email, firstName: body.first_name, level: body.level, message: body.message,
         createdBy: actor.uuid, expiresAt: new Date(Date.parse(context.now) + INVITE_DAYS_VALIDITY * DAY_MS).toISOString(), at: context.now,
+        emailingAttemptMade: mailer !== undefined,
       },
     }, context)
     const invite = (await models.get<JsonObject>('invites', inviteId))!
     const inviter = await basicUsers(models, [actor.uuid])
-    if (deps.mailer) {
+    if (mailer) {
       const from = inviter.get(actor.uuid)
       // Sent after the answer, as PostHog sends it; a failure is logged, the invite stands.
-      void deps.mailer.send(inviteMail({
+      void mailer.send(inviteMail({
         inviteId, email, firstName: body.first_name ?? '', organizationName: String(organization['name'] ?? ''),
         inviterName: String(from?.['first_name'] || from?.['email'] || 'A member'), message: body.message ?? null, expiresAt: String(invite['expires_at']),
       })).catch((error: unknown) => request.log.error({ err: error, invite: inviteId }, 'invite e-mail not sent'))

@@ -7,7 +7,7 @@ export const inviteJson = (invite: JsonObject, users: Map<string, BasicUser>, no
   id: invite['id'],
   target_email: invite['target_email'],
   first_name: invite['first_name'],
-  emailing_attempt_made: false,
+  emailing_attempt_made: invite['emailing_attempt_made'] === true,
   level: invite['level'],
   is_expired: Date.parse(now) >= Date.parse(String(invite['expires_at'])),
   created_by: users.get(String(invite['created_by'])) ?? null,

@@ -1,12 +1,18 @@
 import t, { type Test } from 'tap'
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
+import { gunzipSync } from 'node:zlib'
 import { client } from '../support/client.js'
 import { world } from '../support/world.js'
 import { chromiumAvailable, launchChromium, servePage, watchRequests } from '../support/browser.js'
 import { shopPage } from './support/page.js'
 
 const ARTIFACTS = join(process.cwd(), 'test-artifacts')
+
+const isGzip = (body: Buffer | null): boolean => body !== null && body[0] === 0x1f && body[1] === 0x8b
+
+/** A request body as text, unzipped when posthog-js gzipped it. */
+const bodyText = (body: Buffer | null): string => (body === null ? '' : isGzip(body) ? gunzipSync(body) : body).toString()
 
 type Api = ReturnType<typeof client>
 
@@ -102,6 +108,10 @@ if (!chromiumAvailable()) {
       const paths = requests.paths()
       t.ok(paths.includes('/static/array.js'))
       t.ok(paths.some((p) => p.startsWith('/array/') && p.endsWith('/config.js')), 'the remote config script was loaded')
+      const flags = requests.seen.filter((r) => new URL(r.url).pathname === '/flags/')
+      t.ok(flags.length > 0, 'flags were asked for')
+      t.same([...new Set(flags.map((r) => `${r.method} ${new URL(r.url).search}`))], ['POST ?v=2'], 'always as POST /flags/?v=2')
+      t.ok(flags.every((r) => isGzip(r.body)), 'with gzip bodies')
       for (const extension of ['surveys', 'web-vitals-with-attribution', 'exception-autocapture', 'dead-clicks-autocapture']) {
         t.ok(paths.some((p) => p.startsWith('/static/') && p.endsWith(`/${extension}.js`)), `${extension} loaded`)
       }
@@ -120,6 +130,14 @@ if (!chromiumAvailable()) {
     await page.goto(s.pageUrl)
     await page.waitForFunction(() => (globalThis as any).__loaded === true)
 
+    await t.test('then the page loaded the remote config and posthog-js took autocapture as turned off by the server', async (t) => {
+      const config = requests.seen.find((r) => new URL(r.url).pathname === `/array/${s.token}/config.js`)
+      t.equal(config?.status, 200, 'the config script was requested and answered')
+      t.match(await config?.response.text(), /"autocapture_opt_out":true/)
+      await page.waitForFunction(() => (globalThis as any).posthog.get_property('$autocapture_disabled_server_side') !== undefined, undefined, { timeout: 10_000 })
+      t.equal(await page.evaluate(() => (globalThis as any).posthog.get_property('$autocapture_disabled_server_side')), true)
+    })
+
     await t.test('when a button is clicked, no $autocapture event is sent', async (t) => {
       const anonymous = await page.evaluate(() => (globalThis as any).posthog.get_distinct_id() as string)
       await page.click('#buy')
@@ -129,6 +147,13 @@ if (!chromiumAvailable()) {
       t.ok(names.includes('after click'), 'the page did send events')
       t.notOk(names.includes('$autocapture'), names.join(', '))
       t.same(requests.problems, [])
+    })
+
+    await t.test('then, the config naming gzip-js among supportedCompression, the events went out as gzip bodies', async (t) => {
+      const sent = requests.seen.filter((r) => r.method === 'POST' && new URL(r.url).pathname === '/e/')
+      const afterClick = sent.find((r) => bodyText(r.body).includes('"after click"'))
+      t.ok(afterClick, 'the custom event was sent to /e/')
+      t.ok(isGzip(afterClick?.body ?? null), 'its body is gzip')
     })
   })
 }

@@ -1,10 +1,15 @@
 import t from 'tap'
+import { loadConfig } from '../../src/config.js'
+import { apiKeyStream, userStream } from '../../src/accounts/events.js'
+import { inviteStream } from '../../src/invites/events.js'
+import { openEventLog } from '../../src/storage.js'
 import { runCli, startServer, exited } from '../support/cli.js'
+import { expiredInvite } from '../support/invites.js'
 import { tempDir } from '../support/temp.js'
 
 const json = (run: { stdout: string }) => JSON.parse(run.stdout)
 
-t.test('orgs create, an invite over HTTP, invites accept: the new user\'s key works; a deleted invite is refused', async (t) => {
+t.test('orgs create, an invite over HTTP, invites accept: the new user\'s key works; a deleted or expired invite is refused; every invite, user and key event names who acted', async (t) => {
   const env = { HEDGELOG_DATA_DIR: tempDir(t) }
   t.equal((await runCli(['init', '--json'], env)).code, 0)
   const made = await runCli(['orgs', 'create', '--name', 'Beta Corp', '--json'], env)
@@ -57,6 +62,31 @@ t.test('orgs create, an invite over HTTP, invites accept: the new user\'s key wo
   const deleted = await runCli(['invites', 'accept', second.body.id, '--first-name', 'Late'], env)
   t.equal(deleted.code, 1)
   t.match(deleted.stderr, /The provided invite ID is not valid/)
+  const log = await openEventLog(loadConfig(env))
+  t.teardown(() => log.close())
+  const old = await expiredInvite(log, { organizationId: beta.organization_id, createdBy: beta.user_uuid, email: 'old@example.com' })
+  const expired = await runCli(['invites', 'accept', old.inviteId, '--first-name', 'Old'], env)
+  t.equal(expired.code, 1)
+  t.match(expired.stderr, /This invite has expired\. Please ask your admin for a new one\./)
+  t.match((await runCli(['keys', 'create', '--user', 'old@example.com', '--scopes', '*'], env)).stderr, /no user old@example.com/, 'no user was made for it')
+
+  const session = await runCli(['keys', 'create', '--user', 'auditor@example.com', '--unscoped', '--json'], env)
+  t.equal(session.code, 0, session.stderr)
+  const sessionKey = json(session).personal_api_key
+  const own = await call(sessionKey, 'POST', '/api/personal_api_keys/', { label: 'laptop', scopes: ['*'] })
+  t.equal(own.status, 201)
+  t.equal((await call(sessionKey, 'DELETE', `/api/personal_api_keys/${own.body.id}/`)).status, 204)
+  const actors = async (stream: string) => {
+    const recorded: [string, unknown][] = []
+    for await (const event of log.readStream(stream)) recorded.push([event.type, event.metadata?.['actor']])
+    return recorded
+  }
+  t.same(await actors(inviteStream(invite.body.id)), [['InviteCreated', beta.user_uuid], ['InviteAccepted', 'cli']])
+  t.same(await actors(inviteStream(second.body.id)), [['InviteCreated', beta.user_uuid], ['InviteDeleted', beta.user_uuid]])
+  t.same(await actors(userStream(auditor.user_uuid)), [['UserCreated', 'cli']])
+  t.same(await actors(apiKeyStream(auditor.personal_api_key_id)), [['PersonalApiKeyCreated', 'cli']])
+  t.same(await actors(apiKeyStream(reader.id)), [['PersonalApiKeyCreated', 'cli'], ['PersonalApiKeyRevoked', 'cli']])
+  t.same(await actors(apiKeyStream(own.body.id)), [['PersonalApiKeyCreated', auditor.user_uuid], ['PersonalApiKeyRevoked', auditor.user_uuid]])
   const unknown = await runCli(['keys', 'create', '--user', 'nobody@example.com', '--scopes', '*'], env)
   t.equal(unknown.code, 1)
   t.match(unknown.stderr, /no user nobody@example.com/)

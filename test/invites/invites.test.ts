@@ -3,6 +3,7 @@ import { acceptInvite } from '../../src/invites/accept.js'
 import { world, context } from '../support/world.js'
 import { client } from '../support/client.js'
 import { addAdmin, addMember } from '../support/members.js'
+import { expiredInvite } from '../support/invites.js'
 
 const setup = async (t: Parameters<typeof world>[0]) => {
   const w = await world(t)
@@ -53,7 +54,12 @@ t.test('a deleted invite is gone from the list and cannot be accepted', async (t
 
 t.test('an expired invite is listed as expired and refused', async (t) => {
   const w = await setup(t)
+  const expired = await expiredInvite(w.log, { organizationId: w.installation.organization_id, createdBy: w.installation.user_uuid, email: 'old@example.com' })
+  await w.models.waitFor(expired.position, ['invites'])
   const created = await w.owner.post(w.url, { target_email: 'late@example.com' })
+  const list = await w.owner.get(w.url)
+  t.same(list.body.results.map((i: { id: string; is_expired: boolean }) => [i.id, i.is_expired]), [[created.body.id, false], [expired.inviteId, true]])
+  await t.rejects(acceptInvite(w.log, expired.inviteId, 'Old', context()), { message: 'This invite has expired. Please ask your admin for a new one.', code: 'expired' })
   const later = { ...context(), now: new Date(Date.now() + 3 * 86_400_000 + 1000).toISOString() }
   await t.rejects(acceptInvite(w.log, created.body.id, 'Late', later), { message: 'This invite has expired. Please ask your admin for a new one.', code: 'expired' })
   const accepted = await acceptInvite(w.log, created.body.id, 'Late', context())

@@ -1,6 +1,7 @@
 import t, { type Test } from 'tap'
 import { client } from '../support/client.js'
 import { world } from '../support/world.js'
+import { addOrganization } from '../support/members.js'
 
 const setup = async (t: Test) => {
   const w = await world(t)
@@ -38,6 +39,23 @@ t.test('/flags/definitions needs a personal key with feature_flag:read, for the 
   t.equal((await get(definitions, bearer(narrow.value))).statusCode, 403)
   const other = await get('/flags/definitions?token=phc_unknown', bearer((await issueKey(['feature_flag:read'])).value))
   t.equal(other.statusCode, 404)
+})
+
+t.test('another organization\'s token is refused with 403 at /flags/definitions and a bare 404 at …/remote_config', async (t) => {
+  const w = await setup(t)
+  const b = await addOrganization(w)
+  const foreign = await w.get(`/flags/definitions?token=${b.project_api_key}&send_cohorts`, w.auth)
+  t.equal(foreign.statusCode, 403)
+  t.match(foreign.json(), { type: 'authentication_error', detail: "You don't have access to the project." })
+  const theirs = await client(w.app, b.headers).post(`/api/environments/${b.environment_id}/feature_flags/`, {
+    key: 'their-settings', is_remote_configuration: true, filters: { groups: [{ properties: [], rollout_percentage: 100 }], payloads: { true: { secret: 1 } } },
+  })
+  t.equal(theirs.status, 201)
+  const path = `/api/projects/@current/feature_flags/their-settings/remote_config?token=${b.project_api_key}`
+  t.equal((await w.get(path, b.headers)).statusCode, 200, 'their own key reads it')
+  const remote = await w.get(path, w.auth)
+  t.equal(remote.statusCode, 404)
+  t.equal(remote.body, '')
 })
 
 t.test('is_remote_configuration is stored, returned, patchable, and serves the payload at …/remote_config', async (t) => {

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { Test } from 'tap'
-import { chromium, type BrowserContext } from 'playwright-core'
+import { chromium, type BrowserContext, type Response } from 'playwright-core'
 import { tempDir } from './temp.js'
 
 export const CHROMIUM = '/usr/bin/chromium'
@@ -38,13 +38,23 @@ export const servePage = async (t: Test, html: string): Promise<string> => {
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}/`
 }
 
+export interface SeenRequest {
+  readonly url: string
+  readonly method: string
+  readonly status: number
+  /** The request body as sent (after any compression), or null without one. */
+  readonly body: Buffer | null
+  readonly response: Response
+}
+
 /** What the page asked of Hedgelog, and what went wrong with it: statuses of 400 and up, failed requests, CORS errors. */
 export const watchRequests = (context: BrowserContext, origin: string) => {
-  const seen: { url: string; status: number }[] = []
+  const seen: SeenRequest[] = []
   const problems: string[] = []
   context.on('response', (response) => {
     if (!response.url().startsWith(origin)) return
-    seen.push({ url: response.url(), status: response.status() })
+    const request = response.request()
+    seen.push({ url: response.url(), method: request.method(), status: response.status(), body: request.postDataBuffer(), response })
     if (response.status() >= 400) problems.push(`${response.status()} ${response.url()}`)
   })
   context.on('requestfailed', (request) => {
