@@ -22,6 +22,7 @@ import { StoreFaults } from './http/store-faults.js'
 import { boundJsonDepth } from './http/json-depth.js'
 import { logRequests } from './http/request-log.js'
 import { useZod } from './http/zod.js'
+import { recordRoutes } from './http/route-table.js'
 import { useCors } from './ingestion/cors.js'
 import { registerEnvironmentScoped } from './http/environment-scope.js'
 import { environmentRoutes } from './environments/routes.js'
@@ -94,6 +95,7 @@ export const buildApp = async (deps: AppDeps): Promise<FastifyInstance> => {
     logController: new LogController({ disableRequestLogging: true }),
   })
   app.server.maxConnections = MAX_CONNECTIONS
+  recordRoutes(app)
   logRequests(app)
   useZod(app)
   boundJsonDepth(app)

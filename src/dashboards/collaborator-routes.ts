@@ -4,7 +4,7 @@ import type { JsonObject } from '../eventlog/port.js'
 import { basicUsers } from '../accounts/user-lookup.js'
 import { actorOf, commandContext } from '../http/command-context.js'
 import { parseBody } from '../http/drf.js'
-import { environmentOf } from '../http/environment-scope.js'
+import { environmentOf, methodNotAllowed } from '../http/environment-scope.js'
 import { NotFound, PermissionDenied } from '../kernel/errors.js'
 import { randomUuid } from '../kernel/ids.js'
 import { canEdit } from './permissions.js'
@@ -68,8 +68,6 @@ export const collaboratorRoutes: FastifyPluginAsync<DashboardDeps> = async (app,
     return reply.status(204).send()
   })
 
-  const notAllowed = (method: string) => async (_request: unknown, reply: import('fastify').FastifyReply) =>
-    reply.status(405).send({ type: 'invalid_request', code: 'method_not_allowed', detail: `Method "${method}" not allowed.`, attr: null })
-  app.patch('/dashboards/:dashboard_id/collaborators/:user_uuid/', { schema: { params: MemberParams }, config: { scopes: ['dashboard:write'] } }, notAllowed('PATCH'))
-  app.put('/dashboards/:dashboard_id/collaborators/:user_uuid/', { schema: { params: MemberParams }, config: { scopes: ['dashboard:write'] } }, notAllowed('PUT'))
+  app.patch('/dashboards/:dashboard_id/collaborators/:user_uuid/', { schema: { params: MemberParams }, config: { scopes: ['dashboard:write'] } }, methodNotAllowed(models, true))
+  app.put('/dashboards/:dashboard_id/collaborators/:user_uuid/', { schema: { params: MemberParams }, config: { scopes: ['dashboard:write'] } }, methodNotAllowed(models, true))
 }

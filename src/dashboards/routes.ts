@@ -8,7 +8,7 @@ import { NotFound } from '../kernel/errors.js'
 import { basicUsers } from '../accounts/user-lookup.js'
 import { actorOf, commandContext } from '../http/command-context.js'
 import { parseBody, useFormBodies } from '../http/drf.js'
-import { environmentOf } from '../http/environment-scope.js'
+import { environmentOf, methodNotAllowed } from '../http/environment-scope.js'
 import { pageOf, paginated } from '../http/pagination.js'
 import { dashboardActivity } from './activity.js'
 import { listDashboards } from './listing.js'
@@ -72,7 +72,7 @@ export const dashboardRoutes: FastifyPluginAsync<DashboardDeps> = async (app, de
   })
 
   // Hard deletion is refused with a bare 405; PATCH `deleted: true` soft-deletes.
-  app.delete<{ Params: IdParams }>('/dashboards/:id/', { schema: { params: IdParams }, config: WRITE }, async (_request, reply) => reply.status(405).send())
+  app.delete<{ Params: IdParams }>('/dashboards/:id/', { schema: { params: IdParams }, config: WRITE }, methodNotAllowed(models))
 
   app.patch<{ Params: IdParams }>('/dashboards/:id/move_tile/', { schema: { params: IdParams }, config: { scopes: [], scopedKeys: false } }, async (request) => {
     const environment = await environmentOf(request, models)

@@ -7,7 +7,7 @@ import { queryOf, ScopedIdParams, ScopedParams, type ZodTypeProvider } from '../
 import { basicUsers } from '../accounts/user-lookup.js'
 import { commandContext } from '../http/command-context.js'
 import { parseBody, useFormBodies } from '../http/drf.js'
-import { environmentOf } from '../http/environment-scope.js'
+import { environmentOf, methodNotAllowed } from '../http/environment-scope.js'
 import { pageOf, paginated } from '../http/pagination.js'
 import { NotFound } from '../kernel/errors.js'
 import { pickDefined } from '../kernel/pick-defined.js'
@@ -88,7 +88,7 @@ export const flagRoutes: FastifyPluginAsync<FlagDeps> = async (plain, deps) => {
   })
 
   // Flags are never removed: PATCH `deleted: true` soft-deletes, DELETE is refused with a bare 405.
-  app.delete('/feature_flags/:id/', { config: WRITE, schema: { params: ScopedIdParams } }, async (_request, reply) => reply.status(405).send())
+  app.delete('/feature_flags/:id/', { config: WRITE, schema: { params: ScopedIdParams } }, methodNotAllowed(models))
 
   app.get('/feature_flags/:id/activity/', { config: READ, schema: { params: ScopedIdParams } }, async (request) => {
     const flag = await findFlag(models, await environmentOf(request, models), request.params.id)

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyPluginAsync, FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import type { JsonObject } from '../eventlog/port.js'
 import { NotFound, PermissionDenied } from '../kernel/errors.js'
 import type { ReadModels } from '../../projections/read-models.js'
@@ -39,4 +39,15 @@ export const environmentOf = async (request: FastifyRequest, models: ReadModels)
   checkKeyReachesEnvironment(principal, environment)
   if (environment.organization !== user.organization_id) throw new PermissionDenied("You don't have access to the project.")
   return environment
+}
+
+/**
+ * A method the route does not allow: 405, but only once the caller has been found to reach the
+ * environment, since PostHog checks permissions before it looks for a handler (another
+ * organization's key gets its 403). `explained` answers with DRF's body rather than a bare 405.
+ */
+export const methodNotAllowed = (models: ReadModels, explained = false) => async (request: FastifyRequest, reply: FastifyReply) => {
+  await environmentOf(request, models)
+  if (!explained) return reply.status(405).send()
+  return reply.status(405).send({ type: 'invalid_request', code: 'method_not_allowed', detail: `Method "${request.method}" not allowed.`, attr: null })
 }

@@ -4,7 +4,7 @@ import { activityPage } from '../activity/activity-log.js'
 import { basicUsers } from '../accounts/user-lookup.js'
 import { commandContext } from '../http/command-context.js'
 import { parseBody, useFormBodies } from '../http/drf.js'
-import { environmentOf, type Environment } from '../http/environment-scope.js'
+import { environmentOf, type Environment, methodNotAllowed } from '../http/environment-scope.js'
 import { pageOf, paginated } from '../http/pagination.js'
 import { NotFound, ValidationFailed } from '../kernel/errors.js'
 import { handleCommand, type CommandContext } from '../kernel/handle-command.js'
@@ -133,7 +133,7 @@ export const subscriptionRoutes: FastifyPluginAsync<SubscriptionDeps> = async (a
     }, context))
   })
 
-  app.delete<{ Params: { id: string } }>('/subscriptions/:id/', { config: WRITE, schema: { params: ScopedIdParams } }, async (_request, reply) => reply.status(405).send())
+  app.delete<{ Params: { id: string } }>('/subscriptions/:id/', { config: WRITE, schema: { params: ScopedIdParams } }, methodNotAllowed(models))
 
   app.post<{ Params: { id: string } }>('/subscriptions/:id/test-delivery/', { config: WRITE, schema: { params: ScopedIdParams } }, async (request) => {
     const environment = await environmentOf(request, models)

@@ -4,7 +4,7 @@ import { basicUsers } from '../accounts/user-lookup.js'
 import { activityPage } from '../activity/activity-log.js'
 import { commandContext } from '../http/command-context.js'
 import { parseBody, useFormBodies } from '../http/drf.js'
-import { environmentOf } from '../http/environment-scope.js'
+import { environmentOf, methodNotAllowed } from '../http/environment-scope.js'
 import { pageOf, paginated } from '../http/pagination.js'
 import type { ZodTypeProvider } from '../http/zod.js'
 import type { FeatureFlag } from '../flags/state.js'
@@ -65,7 +65,7 @@ export const surveyRoutes: FastifyPluginAsync<SurveyDeps> = async (plain, deps) 
   })
 
   // Surveys are archived (PATCH `archived: true`), never removed.
-  app.delete('/surveys/:id/', { config: WRITE, schema: { params: SurveyParams } }, async (_request, reply) => reply.status(405).send())
+  app.delete('/surveys/:id/', { config: WRITE, schema: { params: SurveyParams } }, methodNotAllowed(models))
 
   app.get('/surveys/:id/activity/', { config: READ, schema: { params: SurveyParams } }, async (request) => {
     const survey = await findSurvey(deps, await environmentOf(request, models), request.params.id)

@@ -1,9 +1,7 @@
 import t from 'tap'
 import { world } from '../support/world.js'
-import { client } from '../support/client.js'
-import { addAdmin, addMember, addOrganization } from '../support/members.js'
+import { CALLERS, twoOrganizations, type Caller } from '../support/tenants.js'
 
-type Caller = 'owner' | 'admin' | 'member' | 'foreign'
 type Request = { method: 'get' | 'post' | 'patch' | 'delete'; url: string; body?: unknown }
 
 /**
@@ -11,17 +9,12 @@ type Request = { method: 'get' | 'post' | 'patch' | 'delete'; url: string; body?
  * route family is walked with each key against A's ids, and with A's keys against B's ids.
  */
 const setup = async (t: Parameters<typeof world>[0]) => {
-  const w = await world(t)
-  const [admin, member] = [await addAdmin(w), await addMember(w)]
-  const b = await addOrganization(w)
-  const callers = {
-    owner: client(w.app, w.bearer(w.key.value)), admin: client(w.app, admin.headers), member: client(w.app, member.headers), foreign: client(w.app, b.headers),
-  }
-  const a = w.installation
+  const w = await twoOrganizations(t)
+  const { a, b, callers } = w
   const dashboard = (await callers.owner.post(`/api/environments/${a.environment_id}/dashboards/`, { name: 'A board' })).body
   const flag = (await callers.owner.post(`/api/projects/${a.environment_id}/feature_flags/`, { key: 'a-flag', filters: { groups: [{ rollout_percentage: 100 }] } })).body
   const bDashboard = (await callers.foreign.post(`/api/environments/${b.environment_id}/dashboards/`, { name: 'B board' })).body
-  return { ...w, a, b, admin, member, callers, dashboard, flag, bDashboard }
+  return { ...w, dashboard, flag, bDashboard }
 }
 
 t.test('each of A\'s route families answers each user of A by their level, and B\'s owner never reaches in', async (t) => {
@@ -53,7 +46,7 @@ t.test('each of A\'s route families answers each user of A by their level, and B
     [{ method: 'get', url: '/api/users/@me/' }, { owner: 200, admin: 200, member: 200, foreign: 200 }],
   ]
   for (const [request, expected] of cases) {
-    for (const caller of ['owner', 'admin', 'member', 'foreign'] as const) {
+    for (const caller of CALLERS) {
       const api = w.callers[caller]
       const response = request.method === 'get' || request.method === 'delete' ? await api[request.method](request.url) : await api[request.method](request.url, request.body)
       t.equal(response.status, expected[caller], `${caller} ${request.method.toUpperCase()} ${request.url}`)
