@@ -46,19 +46,22 @@ export const sha1Words = (text: string): Uint32Array => {
       const x = w[i - 3]! ^ w[i - 8]! ^ w[i - 14]! ^ w[i - 16]!
       w[i] = (x << 1) | (x >>> 31)
     }
-    let a = h0, b = h1, c = h2, d = h3, e = h4
-    for (let i = 0; i < 80; i++) {
-      let f: number, k: number
-      if (i < 20) { f = (b & c) | (~b & d); k = 0x5a827999 }
-      else if (i < 40) { f = b ^ c ^ d; k = 0x6ed9eba1 }
-      else if (i < 60) { f = (b & c) | (b & d) | (c & d); k = 0x8f1bbcdc | 0 }
-      else { f = b ^ c ^ d; k = 0xca62c1d6 | 0 }
-      const t = (((a << 5) | (a >>> 27)) + f + e + k + w[i]!) | 0
-      e = d
-      d = c
-      c = (b << 30) | (b >>> 2)
-      b = a
-      a = t
+    let a = h0, b = h1, c = h2, d = h3, e = h4, t = 0, i = 0
+    for (; i < 20; i++) {
+      t = (((a << 5) | (a >>> 27)) + ((b & c) | (~b & d)) + e + 0x5a827999 + w[i]!) | 0
+      e = d; d = c; c = (b << 30) | (b >>> 2); b = a; a = t
+    }
+    for (; i < 40; i++) {
+      t = (((a << 5) | (a >>> 27)) + (b ^ c ^ d) + e + 0x6ed9eba1 + w[i]!) | 0
+      e = d; d = c; c = (b << 30) | (b >>> 2); b = a; a = t
+    }
+    for (; i < 60; i++) {
+      t = (((a << 5) | (a >>> 27)) + ((b & c) | (b & d) | (c & d)) + e - 0x70e44324 + w[i]!) | 0
+      e = d; d = c; c = (b << 30) | (b >>> 2); b = a; a = t
+    }
+    for (; i < 80; i++) {
+      t = (((a << 5) | (a >>> 27)) + (b ^ c ^ d) + e - 0x359d3e2a + w[i]!) | 0
+      e = d; d = c; c = (b << 30) | (b >>> 2); b = a; a = t
     }
     h0 = (h0 + a) | 0
     h1 = (h1 + b) | 0
