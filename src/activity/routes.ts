@@ -17,9 +17,9 @@ export interface ActivityLogDeps {
 const Scope = z.string().min(1).max(100)
 const PageNumber = z.string().regex(/^\d*$/, 'A valid integer is required.')
 
-/** PostHog's filters: one or more `scope`s (or `scopes=A,B`), `item_id`, `user` (a user's UUID), and a time range. */
+/** PostHog's filters: `scope`, `scopes=A,B`, `item_id`, `user` (a user's UUID), and a time range. */
 export const ActivityLogQuery = z.looseObject({
-  scope: z.union([Scope, z.array(Scope).max(20)]).optional(),
+  scope: Scope.optional(),
   scopes: z.string().max(500).optional(),
   item_id: z.string().max(200).optional(),
   user: z.string().max(200).optional(),
@@ -31,7 +31,7 @@ export const ActivityLogQuery = z.looseObject({
 type ActivityLogQuery = z.infer<typeof ActivityLogQuery>
 
 const filterOf = (query: ActivityLogQuery): ActivityFilter => {
-  const scopes = [...[query.scope ?? []].flat(), ...(query.scopes?.split(',').map((s) => s.trim()).filter((s) => s !== '') ?? [])]
+  const scopes = [...(query.scope === undefined ? [] : [query.scope]), ...(query.scopes?.split(',').map((s) => s.trim()).filter((s) => s !== '') ?? [])]
   return {
     scopes: scopes.length > 0 ? scopes : null,
     itemId: query.item_id ?? null,

@@ -1,3 +1,4 @@
+import { setImmediate as turn } from 'node:timers/promises'
 import { positionToString, type EventLog, type Position, type RecordedEvent } from '../eventlog/port.js'
 import { newEventId } from '../kernel/ids.js'
 import { SCHEMA_VERSION } from '../kernel/handle-command.js'
@@ -109,13 +110,34 @@ export interface SealReport {
   readonly mismatch: SealMismatch | null
 }
 
+export interface SealWalkOptions {
+  readonly onEvent?: (position: Position) => void
+  /** Asked between events; true ends the walk with SealWalkStopped. */
+  readonly shouldStop?: () => boolean
+}
+
+export class SealWalkStopped extends Error {
+  constructor() {
+    super('the seal walk stopped before the end of the log')
+  }
+}
+
+/** Events read between two turns of the event loop, so a signal is heard during a long walk. */
+const EVENTS_PER_TURN = 1000
+
 /** Walks the whole log and checks every seal; stops at the first that fails. */
-export const verifySeals = async (log: EventLog, onEvent?: (position: Position) => void): Promise<SealReport & { walker: SealWalker }> => {
+export const verifySeals = async (log: EventLog, options: SealWalkOptions = {}): Promise<SealReport & { walker: SealWalker }> => {
   const walker = new SealWalker()
+  let sinceTurn = 0
   for await (const event of log.readAll()) {
+    if (++sinceTurn >= EVENTS_PER_TURN) {
+      sinceTurn = 0
+      await turn()
+    }
+    if (options.shouldStop?.()) throw new SealWalkStopped()
     const mismatch = walker.feed(event)
     if (mismatch) return { events: walker.events, seals: walker.seals, unsealed: walker.unsealed, chainSha256: walker.chain, mismatch, walker }
-    onEvent?.(event.position)
+    options.onEvent?.(event.position)
   }
   return { events: walker.events, seals: walker.seals, unsealed: walker.unsealed, chainSha256: walker.chain, mismatch: null, walker }
 }
@@ -128,10 +150,11 @@ export class SealBroken extends Error {
 
 /**
  * Seals the log: checks every earlier seal, then appends LogSealed events covering every event
- * not yet covered. Refuses, writing nothing, when an earlier seal fails.
+ * not yet covered. Refuses, writing nothing, when an earlier seal fails; stopped during the walk,
+ * it writes nothing either.
  */
-export const sealLog = async (log: EventLog, actor: string, onEvent?: (position: Position) => void): Promise<LogSealedData[]> => {
-  const report = await verifySeals(log, onEvent)
+export const sealLog = async (log: EventLog, actor: string, options: SealWalkOptions = {}): Promise<LogSealedData[]> => {
+  const report = await verifySeals(log, options)
   if (report.mismatch) throw new SealBroken(report.mismatch)
   const seals = report.walker.nextSeals()
   const correlationId = newEventId()

@@ -1,12 +1,12 @@
 import { parseArgs } from 'node:util'
 import type { Config } from '../config.js'
 import type { EventLog } from '../eventlog/port.js'
-import { SealBroken, sealLog, verifySeals, type SealMismatch } from '../audit/seals.js'
+import { SealBroken, SealWalkStopped, sealLog, verifySeals, type SealMismatch } from '../audit/seals.js'
 import { openEventLog, openStorage } from '../storage.js'
 import { audit } from './audit.js'
 import { CliRefused } from './errors.js'
 import { environmentOption, exportToStream, importFromSource } from './migrate.js'
-import { progress, stopSignal } from './progress.js'
+import { progress, stopSignal, Stopped } from './progress.js'
 import { digestLines, projectorsNamed, rebuild, untilPosition, verify } from './rebuild.js'
 
 /** A command's exit code: 0 done, 1 a check failed. */
@@ -51,10 +51,20 @@ const rebuildCommand: Command = async (config, args) => {
   return 0
 }
 
+/** Runs a walk over the seals, turning a stop request into the CLI's Stopped. */
+const sealWalk = async <T>(what: string, walk: () => Promise<T>): Promise<T> => {
+  try {
+    return await walk()
+  } catch (error) {
+    if (error instanceof SealWalkStopped) throw new Stopped(what)
+    throw error
+  }
+}
+
 const verifySealsOnly = async (config: Config, json: boolean): Promise<number> => {
-  const report = await withLog(config, async (log) => {
+  const report = await withLog(config, async (log, shouldStop) => {
     const bar = progress({ label: 'verify --seals', unit: 'log positions', total: Number((await log.headPosition())?.commit ?? 0n) })
-    const result = await verifySeals(log, (position) => bar.update(Number(position.commit)))
+    const result = await sealWalk('verify --seals', () => verifySeals(log, { onEvent: (position) => bar.update(Number(position.commit)), shouldStop }))
     bar.done()
     return result
   })
@@ -89,7 +99,12 @@ const verifyCommand: Command = async (config, args) => {
 const sealCommand: Command = async (config, args) => {
   const { values } = parseArgs({ args, options: { json: { type: 'boolean', default: false } } })
   try {
-    const seals = await withLog(config, (log) => sealLog(log, 'cli'))
+    const seals = await withLog(config, async (log, shouldStop) => {
+      const bar = progress({ label: 'seal', unit: 'log positions', total: Number((await log.headPosition())?.commit ?? 0n) })
+      const written = await sealWalk('seal', () => sealLog(log, 'cli', { onEvent: (position) => bar.update(Number(position.commit)), shouldStop }))
+      bar.done()
+      return written
+    })
     const last = seals.at(-1)
     out(values.json, { seals }, last
       ? `sealed ${last.eventCount} events through ${last.through} in ${seals.length} seal(s)\nchain ${last.chainSha256}`

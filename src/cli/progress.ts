@@ -22,7 +22,10 @@ export interface ProgressOptions {
 const rateOf = (value: number, startedAt: number, now: number): number =>
   now > startedAt ? Math.round((value * 1000) / (now - startedAt)) : 0
 
-/** Progress on stderr: cli-progress draws the bar on a terminal; pipes and logs get lines. */
+/**
+ * Progress on stderr: cli-progress draws the bar on a terminal; pipes and logs get a line when
+ * the run starts, one every `everyMs` and one at the end.
+ */
 export const progress = (options: ProgressOptions): Progress => {
   const stream = options.stream ?? process.stderr
   const now = options.now ?? Date.now
@@ -60,6 +63,7 @@ export const progress = (options: ProgressOptions): Progress => {
     const eta = total && rate > 0 ? `, ETA ${Math.ceil((total - value) / rate)}s` : ''
     stream.write(`${options.label}: ${value}${share} ${options.unit}, ${rate}/s${eta}\n`)
   }
+  line()
   return {
     update(next, nextTotal) {
       value = Math.max(0, next)

@@ -2,25 +2,11 @@ import t from 'tap'
 import { spawn } from 'node:child_process'
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import type { EventLog } from '../../src/eventlog/port.js'
 import { SqliteEventLog } from '../../src/eventlog/sqlite.js'
-import type { EventsCapturedData } from '../../src/ingestion/captured-event.js'
-import { IMPORT_COMMITTED, capturedFromImport } from '../../src/ingestion/import-events.js'
+import { IMPORT_COMMITTED } from '../../src/ingestion/import-events.js'
 import { MAIN, exited, runCli } from '../support/cli.js'
 import { tempDir } from '../support/temp.js'
-import { dataDir, sampleEvent } from './support/migration.js'
-
-/** Every analytics event the log's committed imports hold, as their `seq` properties. */
-const importedSeqs = async (log: EventLog): Promise<number[]> => {
-  const seqs: number[] = []
-  for await (const record of log.readAll()) {
-    if (record.type !== IMPORT_COMMITTED) continue
-    for await (const chunk of capturedFromImport(log, record)) {
-      for (const event of (chunk.data as EventsCapturedData).events) seqs.push(Number(event.properties['seq']))
-    }
-  }
-  return seqs
-}
+import { dataDir, importedSeqs, sampleEvent } from './support/migration.js'
 
 const committedImports = async (path: string): Promise<number> => {
   const log = new SqliteEventLog({ path })

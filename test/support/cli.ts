@@ -10,12 +10,14 @@ export interface Run {
   readonly stderr: string
 }
 
-export const runCli = (args: string[], env: Record<string, string>): Promise<Run> => new Promise((resolve, reject) => {
-  const child = spawn(process.execPath, [MAIN, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+/** Runs the CLI to the end; `input`, when given, is its standard input. */
+export const runCli = (args: string[], env: Record<string, string>, input?: string): Promise<Run> => new Promise((resolve, reject) => {
+  const child = spawn(process.execPath, [MAIN, ...args], { env: { ...process.env, ...env }, stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] })
+  if (input !== undefined) child.stdin!.end(input)
   let stdout = ''
   let stderr = ''
-  child.stdout.on('data', (chunk: Buffer) => { stdout += chunk.toString() })
-  child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString() })
+  child.stdout!.on('data', (chunk: Buffer) => { stdout += chunk.toString() })
+  child.stderr!.on('data', (chunk: Buffer) => { stderr += chunk.toString() })
   child.on('error', reject)
   child.on('close', (code) => resolve({ code, stdout, stderr }))
 })

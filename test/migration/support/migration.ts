@@ -3,6 +3,8 @@ import { initialize, type Installation } from '../../../src/accounts/commands.js
 import type { EventLog } from '../../../src/eventlog/port.js'
 import { SqliteEventLog } from '../../../src/eventlog/sqlite.js'
 import { capture } from '../../../src/ingestion/capture.js'
+import type { EventsCapturedData } from '../../../src/ingestion/captured-event.js'
+import { IMPORT_COMMITTED, capturedFromImport } from '../../../src/ingestion/import-events.js'
 import { SqliteReadStore } from '../../../src/readstore/sqlite.js'
 import type { ProjectionDigest } from '../../../projections/digest.js'
 import { events } from '../../../projections/events.js'
@@ -59,4 +61,16 @@ export const capturedDigests = async (log: EventLog): Promise<ProjectionDigest[]
   } finally {
     await store.close()
   }
+}
+
+/** Every analytics event the log's committed imports hold, as their `seq` properties. */
+export const importedSeqs = async (log: EventLog): Promise<number[]> => {
+  const seqs: number[] = []
+  for await (const record of log.readAll()) {
+    if (record.type !== IMPORT_COMMITTED) continue
+    for await (const chunk of capturedFromImport(log, record)) {
+      for (const event of (chunk.data as EventsCapturedData).events) seqs.push(Number(event.properties['seq']))
+    }
+  }
+  return seqs
 }
