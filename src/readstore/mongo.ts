@@ -315,10 +315,10 @@ export class MongoReadStore implements ReadStore {
   /** A live lease of another owner makes the upsert insert a second `_id`: that is "not acquired". */
   /**
    * Expiry is reckoned on the server's clock (`$$NOW` in an update pipeline), so processes on hosts
-   * with skewed clocks cannot both hold a lease; the caller's `now` is not used here. Only a real
-   * server runs this pipeline (contract suite with HEDGELOG_TEST_MONGO_URL).
+   * with skewed clocks cannot both hold a lease. Only a real server runs this pipeline (contract
+   * suite with HEDGELOG_TEST_MONGO_URL).
    */
-  async acquireLease(name: string, owner: string, ttlMs: number, _now: number): Promise<boolean> {
+  async acquireLease(name: string, owner: string, ttlMs: number): Promise<boolean> {
     try {
       const taken = await this.leases.updateOne(
         { _id: name, $or: [{ owner }, { $expr: { $lte: ['$expiresAt', '$$NOW'] } }] },

@@ -76,8 +76,12 @@ export interface ReadStore {
   /** Idempotent; call at start-up, before commits. */
   ensureIndex(collection: string, fields: readonly string[]): Promise<void>
   dropCollection(collection: string): Promise<void>
-  /** Takes or renews a lease; true when `owner` holds it until `now + ttlMs`. */
-  acquireLease(name: string, owner: string, ttlMs: number, now: number): Promise<boolean>
+  /**
+   * Takes or renews a lease; true when `owner` holds it for `ttlMs` from now. Expiry is reckoned
+   * on the store's clock (the server's for MongoDB, the host's for the embedded file, which every
+   * process using it shares), never on a caller's.
+   */
+  acquireLease(name: string, owner: string, ttlMs: number): Promise<boolean>
   releaseLease(name: string, owner: string): Promise<void>
   close(): Promise<void>
 }

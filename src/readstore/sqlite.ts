@@ -296,7 +296,8 @@ export class SqliteReadStore implements ReadStore {
   }
 
   /** A lease that cannot be written now (another connection holds the write lock) is not taken this time. */
-  async acquireLease(name: string, owner: string, ttlMs: number, now: number): Promise<boolean> {
+  async acquireLease(name: string, owner: string, ttlMs: number): Promise<boolean> {
+    const now = Date.now()
     try {
       const taken = this.statement(`INSERT INTO leases (name, owner, expires_at) VALUES (?, ?, ?)
         ON CONFLICT (name) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at
