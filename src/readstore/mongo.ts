@@ -70,9 +70,7 @@ export class MongoReadStore implements ReadStore {
       await client.close()
       throw new NotAReplicaSet(`MongoDB at ${redactedUrl(url)} is not a replica set member (hello reports no setName): Hedgelog needs a replica set for transactions; start mongod with --replSet and rs.initiate()`)
     }
-    const store = new MongoReadStore(client, client.db(databaseName))
-    await store.finishPublished()
-    return store
+    return new MongoReadStore(client, client.db(databaseName))
   }
 
   private collection(name: string): Collection<StoredDocument> {
@@ -261,7 +259,7 @@ export class MongoReadStore implements ReadStore {
       const id = operation && 'replaceOne' in operation ? String(operation.replaceOne.filter._id) : '?'
       throw new DocumentRefused(collection, id, reason)
     }
-    // Readers already see the import whole; a fold cut short here is finished by the next stage or start.
+    // Readers already see the import whole; a fold cut short here is finished before the next staging.
     if (publish !== null) await this.fold(publish).catch(() => undefined)
   }
 
