@@ -1,6 +1,7 @@
 import type { EventLog, Position, RecordedEvent, Subscription, SubscriptionItem } from '../src/eventlog/port.js'
-import { comparePositions } from '../src/eventlog/port.js'
-import { CheckpointConflict, type DocumentChange, type ReadStore } from '../src/readstore/port.js'
+import { comparePositions, positionToString } from '../src/eventlog/port.js'
+import { randomUuid } from '../src/kernel/ids.js'
+import { CheckpointConflict, type DocumentChange, type ReadStore, type StagingKey } from '../src/readstore/port.js'
 import type { Projector } from './projector.js'
 import { checkpointName, physicalCollection, type Build } from './names.js'
 import { isTransientStoreError } from '../src/kernel/storage-errors.js'
@@ -17,6 +18,12 @@ export interface RunnerOptions {
   readonly build: Build
   /** Events folded before a commit. Default 500. */
   readonly batchSize?: number
+  /**
+   * Documents written per store call while an expanded event (a historical import) is applied:
+   * its changes are staged in parts of this size and published with the checkpoint in one small
+   * commit, so readers see all of it or none. Default 1000.
+   */
+  readonly importPartSize?: number
   /** Minimum time between checkpoint-only commits while nothing matches. Default 1000 ms. */
   readonly idleCheckpointMs?: number
   /** Failed commits of the same events before the runtime looks for the one at fault. Default 3. */
@@ -216,6 +223,7 @@ export class ProjectionRunner {
       const { projector, log } = this.options
       const events: RecordedEvent[] = []
       const quarantined: DocumentChange[] = []
+      let staged: StagingKey | null = null
       while (batch.length > 0) {
         const event = batch.shift()!
         events.push(event)
@@ -224,13 +232,32 @@ export class ProjectionRunner {
           await this.applyOrQuarantine(event, quarantined)
           continue
         }
-        if (!this.skipRefused(event, quarantined)) {
-          for await (const unit of expanded) await this.applyOrQuarantine(unit, quarantined, false)
-        }
+        if (!this.skipRefused(event, quarantined)) staged = await this.applyExpanded(expanded, events, quarantined)
         break
       }
-      await this.commit(events, quarantined)
+      await this.commit(events, quarantined, staged)
     }
+  }
+
+  /**
+   * Applies the units of an expanded event, staging the changes in the store whenever a part's
+   * worth has gathered. The key names the event's position in this build, and a fresh attempt, so
+   * a retry never mixes with the parts of a try that was cut short. Null when nothing was staged.
+   */
+  private async applyExpanded(units: AsyncIterable<RecordedEvent>, events: RecordedEvent[], quarantined: DocumentChange[]): Promise<StagingKey | null> {
+    const partSize = this.options.importPartSize ?? 1000
+    const key = { group: `${this.checkpointName}@${positionToString(events.at(-1)!.position)}`, attempt: randomUuid() }
+    let staged = false
+    this.attempt = events
+    for await (const unit of units) {
+      await this.applyOrQuarantine(unit, quarantined, false)
+      if (this.view.pending() >= partSize) {
+        await this.options.store.stage(key, this.view.changes())
+        this.view.staged()
+        staged = true
+      }
+    }
+    return staged ? key : null
   }
 
   /** True when `event` is the one the store refused: it is quarantined instead of applied. */
@@ -282,11 +309,18 @@ export class ProjectionRunner {
     return change
   }
 
-  private async commit(events: RecordedEvent[], quarantined: DocumentChange[]): Promise<void> {
+  /** Commits the batch; when part of it was staged under `staged`, stages the rest and publishes it all with the checkpoint. */
+  private async commit(events: RecordedEvent[], quarantined: DocumentChange[], staged: StagingKey | null = null): Promise<void> {
     const next = events.at(-1)!.position
     this.attempt = events
-    await this.options.store.commit({
+    const { store } = this.options
+    if (staged !== null && this.view.pending() > 0) {
+      await store.stage(staged, this.view.changes())
+      this.view.staged()
+    }
+    await store.commit({
       checkpoint: this.checkpointName, expected: this.committed, next, changes: [...this.view.changes(), ...quarantined],
+      ...(staged === null ? {} : { publish: staged }),
     })
     this.attempt = []
     this.view.committed()

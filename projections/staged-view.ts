@@ -100,6 +100,19 @@ export class StagedView {
     })
   }
 
+  /** How many documents have uncommitted changes. */
+  pending(): number {
+    return this.dirty.size
+  }
+
+  /**
+   * Forgets the changes just staged in the store but keeps every document loaded: readers of the
+   * store (this view included) do not see staged documents until they are published.
+   */
+  staged(): void {
+    this.dirty.clear()
+  }
+
   committed(): void {
     this.dirty.clear()
     if (this.docs.size > CACHE_LIMIT) this.docs.clear()

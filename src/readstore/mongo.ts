@@ -3,12 +3,14 @@ import {
 } from 'mongodb'
 import type { JsonObject, Position } from '../eventlog/port.js'
 import {
-  CheckpointConflict, DocumentRefused, assertCollection, type CommitBatch, type DocumentChange, type FindQuery, type ReadStore,
+  CheckpointConflict, DocumentRefused, assertCollection, type CommitBatch, type DocumentChange, type FindQuery, type ReadStore, type StagingKey,
 } from './port.js'
-import { fromStored, storedPath, toStored, type StoredDocument } from './mongo-keys.js'
+import { storedPath, toStored, type StoredDocument } from './mongo-keys.js'
 import { filterOf, findOptionsOf } from './mongo-query.js'
 import { documentRefusal, refusalOf, refusedIndex } from './mongo-refusal.js'
-
+import {
+  OF, STAGED, foldOperations, idOf, stagingOperations, tagOf, visibleOnly, withoutMarkers, type StagingDocument,
+} from './mongo-staging.js'
 
 /** Positions as decimal strings: exact beyond 2^53 without asking the driver for bigints. */
 interface CheckpointDocument {
@@ -36,7 +38,9 @@ const DUPLICATE_KEY = 11000
 const NAMESPACE_NOT_FOUND = 26
 const NAMESPACE_EXISTS = 48
 const PAGE = 500
-const RESERVED = new Set(['checkpoints', 'leases'])
+const RESERVED = new Set(['checkpoints', 'leases', 'staging'])
+/** Staged versions folded into their documents per transaction. */
+const FOLD_PAGE = 500
 
 const hasCode = (error: unknown, code: number): boolean => error instanceof MongoServerError && error.code === code
 
@@ -83,21 +87,41 @@ export class MongoReadStore implements ReadStore {
     return this.db.collection<LeaseDocument>('leases')
   }
 
+  private get staging(): Collection<StagingDocument> {
+    return this.db.collection<StagingDocument>('staging')
+  }
+
+  /**
+   * Runs a read in a snapshot session: the published tags and the documents are read at one point
+   * in time, so a fold that runs meanwhile cannot show a reader part of an import.
+   */
+  private async snapshot<T>(read: (published: string[], session: ClientSession) => Promise<T>): Promise<T> {
+    return this.client.withSession({ snapshot: true }, async (session) => {
+      const tags = await this.staging.find({ published: true }, { projection: { _id: 1 }, session }).toArray()
+      return read(tags.map((tag) => tag._id), session)
+    })
+  }
+
   async get<T extends JsonObject = JsonObject>(collection: string, id: string): Promise<T | null> {
-    const doc = await this.collection(collection).findOne({ _id: id })
-    return doc === null ? null : fromStored<T>(doc)
+    const target = this.collection(collection)
+    const doc = await this.snapshot((published, session) => target.findOne(
+      visibleOnly(published.length === 0 ? { _id: id } : { $or: [{ _id: id }, { [OF]: id }] }, published), { session },
+    ))
+    return doc === null ? null : withoutMarkers<T>(doc)
   }
 
   async find<T extends JsonObject = JsonObject>(collection: string, query: FindQuery = {}): Promise<T[]> {
     const target = this.collection(collection)
     const options = findOptionsOf(query)
     if (options === null) return []
-    const docs = await target.find(filterOf(query.where, query.contains), options).toArray()
-    return docs.map((doc) => fromStored<T>(doc))
+    const docs = await this.snapshot((published, session) =>
+      target.find(visibleOnly(filterOf(query.where, query.contains), published), { ...options, session }).toArray())
+    return docs.map((doc) => withoutMarkers<T>(doc))
   }
 
   async count(collection: string, where?: FindQuery['where'], contains?: FindQuery['contains']): Promise<number> {
-    return this.collection(collection).countDocuments(filterOf(where, contains))
+    const target = this.collection(collection)
+    return this.snapshot((published, session) => target.countDocuments(visibleOnly(filterOf(where, contains), published), { session }))
   }
 
   /** Pages by id rather than holding one cursor open, which the server would time out when idle. */
@@ -106,11 +130,92 @@ export class MongoReadStore implements ReadStore {
     let after: string | null = null
     for (;;) {
       const filter: Filter<StoredDocument> = after === null ? {} : { _id: { $gt: after } }
-      const page = await target.find(filter).sort({ _id: 1 }).limit(PAGE).toArray()
-      for (const doc of page) yield { id: doc._id, doc: fromStored(doc) }
+      const page = await this.snapshot((published, session) =>
+        target.find(visibleOnly(filter, published), { session }).sort({ _id: 1 }).limit(PAGE).toArray())
+      for (const doc of page) yield { id: idOf(doc), doc: withoutMarkers(doc) }
       if (page.length < PAGE) return
       after = page.at(-1)!._id
     }
+  }
+
+  /**
+   * Writes each change as a staged version beside its document (see mongo-staging.ts), outside any
+   * transaction: nothing staged is visible, so a part cut short shows readers nothing.
+   */
+  async stage(key: StagingKey, changes: readonly DocumentChange[]): Promise<void> {
+    await this.finishPublished()
+    const tag = tagOf(key)
+    const byCollection = new Map<string, { change: DocumentChange; stored: Record<string, unknown> | null }[]>()
+    for (const change of changes) {
+      const stored = storedOf(change)
+      const list = byCollection.get(change.collection) ?? []
+      list.push({ change, stored })
+      byCollection.set(change.collection, list)
+    }
+    const names = [...byCollection.keys()]
+    for (const name of names) this.collection(name)
+    await this.createCollections(names)
+    for (const name of names) await this.ensureStagingIndexes(name)
+    await this.staging.updateOne(
+      { _id: tag },
+      { $setOnInsert: { group: key.group, attempt: key.attempt, published: false }, $addToSet: { collections: { $each: names } } },
+      { upsert: true },
+    )
+    for (const [name, list] of byCollection) {
+      const operations = stagingOperations(list, tag)
+      try {
+        await this.collection(name).bulkWrite(operations, { ordered: true })
+      } catch (error) {
+        const reason = refusalOf(error)
+        if (reason === null) throw error
+        throw new DocumentRefused(name, list[Math.floor((refusedIndex(error) ?? 0) / 2)]?.change.id ?? '?', reason)
+      }
+    }
+  }
+
+  private readonly indexed = new Set<string>()
+
+  private async ensureStagingIndexes(name: string): Promise<void> {
+    if (this.indexed.has(name)) return
+    await this.collection(name).createIndex({ [OF]: 1 }, { sparse: true })
+    await this.collection(name).createIndex({ [STAGED]: 1 }, { sparse: true })
+    this.indexed.add(name)
+  }
+
+  /**
+   * Folds the published versions of `tag` into their documents, a bounded transaction per page,
+   * then forgets the tag. Readers see the same before, during and after, so it may stop anywhere
+   * and run again.
+   */
+  private async fold(tag: string): Promise<void> {
+    const entry = await this.staging.findOne({ _id: tag, published: true })
+    if (entry === null) return
+    for (const name of entry.collections) {
+      const target = this.collection(name)
+      for (;;) {
+        const versions = await target.find({ [STAGED]: tag }).limit(FOLD_PAGE).toArray()
+        if (versions.length === 0) break
+        await this.client.withSession((session) => session.withTransaction(
+          () => target.bulkWrite(foldOperations(versions), { ordered: true, session }),
+          { writeConcern: { w: 'majority' } },
+        ))
+      }
+    }
+    await this.discard({ group: entry.group, _id: { $ne: tag } })
+    await this.staging.deleteOne({ _id: tag })
+  }
+
+  /** Removes unpublished attempts: their versions, then their entries. */
+  private async discard(filter: Filter<StagingDocument>): Promise<void> {
+    for (const entry of await this.staging.find({ ...filter, published: false }).toArray()) {
+      for (const name of entry.collections) await this.collection(name).deleteMany({ [STAGED]: entry._id })
+      await this.staging.deleteOne({ _id: entry._id, published: false })
+    }
+  }
+
+  /** Folds what a commit published but a stopped process did not fold. */
+  private async finishPublished(): Promise<void> {
+    for (const entry of await this.staging.find({ published: true }, { projection: { _id: 1 } }).toArray()) await this.fold(entry._id)
   }
 
   /**
@@ -123,14 +228,23 @@ export class MongoReadStore implements ReadStore {
    * DocumentRefused before the transaction, and so is the server's own refusal of one, so that
    * the projector runtime quarantines the event instead of retrying the commit forever.
    */
+  /**
+   * Publishing a staged key adds one entry's flag to the transaction, whatever was staged; the
+   * versions are folded into their documents after it, in bounded transactions.
+   */
   async commit(batch: CommitBatch): Promise<void> {
     const writes = groupByCollection(batch.changes)
     const targets = [...writes.keys()].map((name) => this.collection(name))
-    await this.createCollections(['checkpoints', ...writes.keys()])
+    await this.createCollections(['checkpoints', 'staging', ...writes.keys()])
+    const publish = batch.publish ? tagOf(batch.publish) : null
     let writing: string | null = null
     try {
       await this.client.withSession((session) => session.withTransaction(async () => {
         await this.moveCheckpoint(batch, session)
+        if (publish !== null) {
+          const published = await this.staging.updateOne({ _id: publish, published: false }, { $set: { published: true } }, { session })
+          if (published.matchedCount === 0) throw new CheckpointConflict(batch.checkpoint)
+        }
         for (const target of targets) {
           writing = target.collectionName
           await target.bulkWrite(writes.get(target.collectionName)!, { ordered: true, session })
@@ -145,6 +259,8 @@ export class MongoReadStore implements ReadStore {
       const id = operation && 'replaceOne' in operation ? String(operation.replaceOne.filter._id) : '?'
       throw new DocumentRefused(collection, id, reason)
     }
+    // Readers already see the import whole; a fold cut short here is finished before the next staging.
+    if (publish !== null) await this.fold(publish).catch(() => undefined)
   }
 
   private async moveCheckpoint(batch: CommitBatch, session: ClientSession): Promise<void> {
@@ -197,10 +313,10 @@ export class MongoReadStore implements ReadStore {
   /** A live lease of another owner makes the upsert insert a second `_id`: that is "not acquired". */
   /**
    * Expiry is reckoned on the server's clock (`$$NOW` in an update pipeline), so processes on hosts
-   * with skewed clocks cannot both hold a lease; the caller's `now` is not used here. Only a real
-   * server runs this pipeline (contract suite with HEDGELOG_TEST_MONGO_URL).
+   * with skewed clocks cannot both hold a lease. Only a real server runs this pipeline (contract
+   * suite with HEDGELOG_TEST_MONGO_URL).
    */
-  async acquireLease(name: string, owner: string, ttlMs: number, _now: number): Promise<boolean> {
+  async acquireLease(name: string, owner: string, ttlMs: number): Promise<boolean> {
     try {
       const taken = await this.leases.updateOne(
         { _id: name, $or: [{ owner }, { $expr: { $lte: ['$expiresAt', '$$NOW'] } }] },
@@ -223,12 +339,18 @@ export class MongoReadStore implements ReadStore {
   }
 }
 
+/** The change's document as stored, or null for a deletion; DocumentRefused when MongoDB could never hold it. */
+const storedOf = (change: DocumentChange): Record<string, unknown> | null => {
+  const stored = change.doc === null ? null : toStored(change.doc)
+  const refusal = stored === null ? null : documentRefusal({ _id: change.id, ...stored })
+  if (refusal !== null) throw new DocumentRefused(change.collection, change.id, refusal)
+  return stored
+}
+
 const groupByCollection = (changes: readonly DocumentChange[]): Map<string, AnyBulkWriteOperation<StoredDocument>[]> => {
   const writes = new Map<string, AnyBulkWriteOperation<StoredDocument>[]>()
   for (const change of changes) {
-    const stored = change.doc === null ? null : toStored(change.doc)
-    const refusal = stored === null ? null : documentRefusal({ _id: change.id, ...stored })
-    if (refusal !== null) throw new DocumentRefused(change.collection, change.id, refusal)
+    const stored = storedOf(change)
     const operation: AnyBulkWriteOperation<StoredDocument> = stored === null
       ? { deleteOne: { filter: { _id: change.id } } }
       : { replaceOne: { filter: { _id: change.id }, replacement: stored, upsert: true } }

@@ -32,6 +32,22 @@ export interface CommitBatch {
   readonly expected: Position | null
   readonly next: Position
   readonly changes: readonly DocumentChange[]
+  /**
+   * Makes everything staged under this key visible in the same atomic step, after `changes`
+   * (which must not touch a staged document), and discards what other attempts staged for the
+   * same `group`.
+   */
+  readonly publish?: StagingKey
+}
+
+/**
+ * Where a large change is staged before it is published: `group` names what is being applied
+ * (one import for one checkpoint), `attempt` one try at applying it. Attempts of one group never
+ * mix: a try cut short leaves its parts unpublished, and the next try stages under a new attempt.
+ */
+export interface StagingKey {
+  readonly group: string
+  readonly attempt: string
 }
 
 /**
@@ -50,12 +66,22 @@ export interface ReadStore {
    * Throws CheckpointConflict (and writes nothing) when the stored checkpoint is not `expected`.
    */
   commit(batch: CommitBatch): Promise<void>
+  /**
+   * Writes part of a change under `key`, where no reader sees it (get, find, count and scan read
+   * as if it were not there) until a commit publishes the key. Parts of one key are applied in the
+   * order they were staged; each call is bounded by what it is given.
+   */
+  stage(key: StagingKey, changes: readonly DocumentChange[]): Promise<void>
   checkpoint(name: string): Promise<Position | null>
   /** Idempotent; call at start-up, before commits. */
   ensureIndex(collection: string, fields: readonly string[]): Promise<void>
   dropCollection(collection: string): Promise<void>
-  /** Takes or renews a lease; true when `owner` holds it until `now + ttlMs`. */
-  acquireLease(name: string, owner: string, ttlMs: number, now: number): Promise<boolean>
+  /**
+   * Takes or renews a lease; true when `owner` holds it for `ttlMs` from now. Expiry is reckoned
+   * on the store's clock (the server's for MongoDB, the host's for the embedded file, which every
+   * process using it shares), never on a caller's.
+   */
+  acquireLease(name: string, owner: string, ttlMs: number): Promise<boolean>
   releaseLease(name: string, owner: string): Promise<void>
   close(): Promise<void>
 }

@@ -4,7 +4,8 @@ import { dirname } from 'node:path'
 import type { JsonObject, Position } from '../eventlog/port.js'
 import { nestsDeeperThan } from '../kernel/json-depth.js'
 import {
-  CheckpointConflict, DocumentRefused, MAX_DOCUMENT_DEPTH, assertCollection, assertField, type CommitBatch, type FindQuery, type ReadStore,
+  CheckpointConflict, DocumentRefused, MAX_DOCUMENT_DEPTH, assertCollection, assertField, type CommitBatch, type DocumentChange, type FindQuery,
+  type ReadStore, type StagingKey,
 } from './port.js'
 
 export interface SqliteReadStoreOptions {
@@ -20,6 +21,10 @@ export interface SqliteReadStoreOptions {
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS checkpoints (name TEXT PRIMARY KEY, commit_pos INTEGER NOT NULL, prepare_pos INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS leases (name TEXT PRIMARY KEY, owner TEXT NOT NULL, expires_at INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS staged (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT, grp TEXT NOT NULL, attempt TEXT NOT NULL, collection TEXT NOT NULL, id TEXT NOT NULL, body TEXT
+);
+CREATE INDEX IF NOT EXISTS staged_key ON staged (grp, attempt, seq);
 `
 
 const table = (collection: string): string => {
@@ -187,17 +192,56 @@ export class SqliteReadStore implements ReadStore {
     }
   }
 
+  /** The statement and values that write one document (`body` its JSON text) or delete it (`body` null). */
+  private writeOf(collection: string, id: string, body: string | null, doc?: JsonObject): { statement: Database.Statement; values: unknown[] } {
+    const name = this.ensureTable(collection)
+    if (body === null) return { statement: this.statement(`DELETE FROM ${name} WHERE id = ?`), values: [id] }
+    const fields = this.tables.get(collection)!
+    const parsed = fields.length === 0 ? {} : doc ?? (JSON.parse(body) as JsonObject)
+    return { statement: this.upsert(name, fields), values: [id, body, ...fields.map((field) => extract(parsed, field))] }
+  }
+
+  private checked(change: DocumentChange): DocumentChange {
+    if (change.doc !== null && nestsDeeperThan(change.doc, MAX_DOCUMENT_DEPTH)) {
+      throw new DocumentRefused(change.collection, change.id, `nested deeper than ${MAX_DOCUMENT_DEPTH} levels`)
+    }
+    return change
+  }
+
+  /** Staged rows wait in their own table; publishing applies them inside the commit's one local transaction. */
+  async stage(key: StagingKey, changes: readonly DocumentChange[]): Promise<void> {
+    const rows = changes.map((change) => this.checked(change))
+    for (const change of rows) this.ensureTable(change.collection)
+    const insert = this.statement('INSERT INTO staged (grp, attempt, collection, id, body) VALUES (?, ?, ?, ?, ?)')
+    this.db.transaction(() => {
+      for (const change of rows) insert.run(key.group, key.attempt, change.collection, change.id, change.doc === null ? null : JSON.stringify(change.doc))
+    }).immediate()
+  }
+
+  private publish(key: StagingKey): void {
+    const page = this.statement('SELECT seq, collection, id, body FROM staged WHERE grp = ? AND attempt = ? AND seq > ? ORDER BY seq LIMIT 1000')
+    for (let after = 0; ;) {
+      const rows = page.all(key.group, key.attempt, after) as { seq: number; collection: string; id: string; body: string | null }[]
+      for (const row of rows) {
+        const write = this.writeOf(row.collection, row.id, row.body)
+        write.statement.run(...write.values)
+      }
+      if (rows.length < 1000) break
+      after = rows.at(-1)!.seq
+    }
+    this.statement('DELETE FROM staged WHERE grp = ?').run(key.group)
+  }
+
   async commit(batch: CommitBatch): Promise<void> {
-    const writes = batch.changes.map((change) => {
-      const name = this.ensureTable(change.collection)
-      if (change.doc === null) return { statement: this.statement(`DELETE FROM ${name} WHERE id = ?`), values: [change.id] }
-      const fields = this.tables.get(change.collection)!
-      const doc = change.doc
-      if (nestsDeeperThan(doc, MAX_DOCUMENT_DEPTH)) throw new DocumentRefused(change.collection, change.id, `nested deeper than ${MAX_DOCUMENT_DEPTH} levels`)
-      return { statement: this.upsert(name, fields), values: [change.id, JSON.stringify(doc), ...fields.map((field) => extract(doc, field))] }
-    })
+    const writes = batch.changes.map((change) => this.checked(change))
+      .map((change) => this.writeOf(change.collection, change.id, change.doc === null ? null : JSON.stringify(change.doc), change.doc ?? undefined))
+    if (batch.publish) {
+      const collections = this.statement('SELECT DISTINCT collection FROM staged WHERE grp = ? AND attempt = ?').pluck().all(batch.publish.group, batch.publish.attempt) as string[]
+      for (const collection of collections) this.ensureTable(collection)
+    }
     this.db.transaction(() => {
       for (const write of writes) write.statement.run(...write.values)
+      if (batch.publish) this.publish(batch.publish)
       const moved = batch.expected === null
         ? this.statement('INSERT INTO checkpoints (name, commit_pos, prepare_pos) VALUES (?, ?, ?) ON CONFLICT (name) DO NOTHING')
           .run(batch.checkpoint, batch.next.commit, batch.next.prepare)
@@ -252,7 +296,8 @@ export class SqliteReadStore implements ReadStore {
   }
 
   /** A lease that cannot be written now (another connection holds the write lock) is not taken this time. */
-  async acquireLease(name: string, owner: string, ttlMs: number, now: number): Promise<boolean> {
+  async acquireLease(name: string, owner: string, ttlMs: number): Promise<boolean> {
+    const now = Date.now()
     try {
       const taken = this.statement(`INSERT INTO leases (name, owner, expires_at) VALUES (?, ?, ?)
         ON CONFLICT (name) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at

@@ -34,7 +34,7 @@ export const startScheduler = (options: SchedulerOptions): Scheduler => {
 
   const tick = async (): Promise<void> => {
     const now = clock()
-    if (!(await options.store.acquireLease('scheduler', options.owner, leaseMs, now.getTime()))) return
+    if (!(await options.store.acquireLease('scheduler', options.owner, leaseMs))) return
     for (const job of options.jobs) {
       if (stopped) return
       if (now.getTime() - (lastRun.get(job.name) ?? -Infinity) < job.everyMs) continue
