@@ -6,7 +6,7 @@ import { apiKeyStream, organizationStream, type PersonalApiKeyCreated } from '..
 import { setUpOrganization } from '../accounts/organization-setup.js'
 import { findUser } from '../accounts/user-accounts.js'
 import { acceptInvite } from '../invites/accept.js'
-import { readAggregate } from '../kernel/handle-command.js'
+import { readAggregate, type CommandContext } from '../kernel/handle-command.js'
 import { randomUuid } from '../kernel/ids.js'
 import { allocateId } from '../kernel/sequence.js'
 import { memberLevels, organizationDecider } from '../organizations/decider.js'
@@ -23,6 +23,19 @@ const memberNamed = async (log: EventLog, name: string): Promise<string> => {
   return user.userUuid
 }
 
+/** What `orgs create` makes: an organization with its owner, a project, an environment and the owner's first key. */
+export const createOrganizationWithOwner = async (log: EventLog, request: { name: string; email?: string }, context: CommandContext) => {
+  const organizationId = randomUuid()
+  const environmentId = await allocateId(log, 'environment', context)
+  const userId = await allocateId(log, 'user', context)
+  const email = request.email ?? `owner-${organizationId.slice(0, 8)}@hedgelog.local`
+  const created = await setUpOrganization(log, {
+    organizationId, organizationName: request.name, userUuid: randomUuid(), userId, email, firstName: 'Owner', projectId: environmentId, environmentId,
+  }, context)
+  const key = await issueApiKey(log, { userUuid: created.user_uuid, scopes: ['*'], label: 'hedgelog orgs create' }, context)
+  return { ...created, email, key }
+}
+
 /** `orgs create --name N [--email E]`: an organization with its owner, a project, an environment and the owner's first key. */
 export const orgs = async (log: EventLog, args: string[]): Promise<void> => {
   const [action, ...rest] = args
@@ -30,16 +43,8 @@ export const orgs = async (log: EventLog, args: string[]): Promise<void> => {
   const { values } = parseArgs({ args: rest, options: { name: { type: 'string' }, email: { type: 'string' }, json: { type: 'boolean', default: false } } })
   const name = values.name?.trim() ?? ''
   if (name === '' || name.length > 64) throw new UsageError('orgs create needs --name (1 to 64 characters)')
-  const context = cliContext()
-  const organizationId = randomUuid()
-  const environmentId = await allocateId(log, 'environment', context)
-  const userId = await allocateId(log, 'user', context)
-  const email = values.email ?? `owner-${organizationId.slice(0, 8)}@hedgelog.local`
-  const created = await setUpOrganization(log, {
-    organizationId, organizationName: name, userUuid: randomUuid(), userId, email, firstName: 'Owner', projectId: environmentId, environmentId,
-  }, context)
-  const key = await issueApiKey(log, { userUuid: created.user_uuid, scopes: ['*'], label: 'hedgelog orgs create' }, context)
-  const result = { ...created, email, personal_api_key: key.value, personal_api_key_id: key.id }
+  const { key, ...created } = await createOrganizationWithOwner(log, { name, email: values.email }, cliContext())
+  const result = { ...created, personal_api_key: key.value, personal_api_key_id: key.id }
   print(values.json, result, lines(result))
 }
 
@@ -65,6 +70,18 @@ const keyOwner = async (log: EventLog, keyId: string): Promise<string | null> =>
   return state.status === 'missing' ? null : state.userUuid
 }
 
+/** What `keys create` issues: a key for the init user or, when `user` (e-mail or uuid) is given, for that member. */
+export const createKey = async (log: EventLog, request: { user?: string; scopes: string[] | null; label: string }, context: CommandContext) => {
+  let userUuid: string
+  if (request.user !== undefined) userUuid = await memberNamed(log, request.user)
+  else {
+    const installation = await readInstallation(log)
+    if (!installation) throw new UsageError('no installation yet: run `hedgelog init` first')
+    userUuid = installation.userUuid
+  }
+  return { key: await issueApiKey(log, { userUuid, scopes: request.scopes, label: request.label }, context), userUuid }
+}
+
 /** `keys create|revoke`, for the init user or, with `--user`, anyone's. */
 export const keys = async (log: EventLog, args: string[]): Promise<void> => {
   const [action, ...rest] = args
@@ -79,14 +96,7 @@ export const keys = async (log: EventLog, args: string[]): Promise<void> => {
     if (!values.scopes && !values.unscoped) throw new UsageError('keys create needs --scopes (comma-separated, or * for all) or --unscoped')
     if (values.scopes && values.unscoped) throw new UsageError('keys create takes --scopes or --unscoped, not both')
     const scopes = values.unscoped ? null : values.scopes!.split(',')
-    let userUuid: string
-    if (values.user !== undefined) userUuid = await memberNamed(log, values.user)
-    else {
-      const installation = await readInstallation(log)
-      if (!installation) throw new UsageError('no installation yet: run `hedgelog init` first')
-      userUuid = installation.userUuid
-    }
-    const key = await issueApiKey(log, { userUuid, scopes, label: values.label }, cliContext())
+    const { key, userUuid } = await createKey(log, { user: values.user, scopes, label: values.label }, cliContext())
     print(values.json, { personal_api_key: key.value, scopes: key.scopes, id: key.id, user_uuid: userUuid },
       `personal_api_key: ${key.value}\nid: ${key.id}\nuser_uuid: ${userUuid}\nscopes: ${key.scopes?.join(',') ?? '(legacy, unscoped)'}`)
     return
