@@ -17,6 +17,10 @@ const setup = async (t: Test, restriction: 21 | 37 = 37) => {
 t.test('the creator adds a collaborator to a restricted dashboard', async (t) => {
   const w = await setup(t)
   const colleague = await addMember(w, { email: 'colleague@example.com' })
+  const members = await client(w.app, w.bearer(w.key.value)).get(`/api/organizations/${w.installation.organization_id}/members/`)
+  t.match(members.body.results.find((m: { id: string }) => m.id === colleague.uuid), { level: 1, joined_at: /Z$/, user: { email: 'colleague@example.com' } }, 'a member of the organization')
+  const own = await client(w.app, colleague.headers).get('/api/personal_api_keys/@current/')
+  t.equal(own.body.label, 'hedgelog invites accept', 'who joined by accepting an invite, with the key that gave them')
   const added = await w.ownerApi.post(w.url, { user_uuid: colleague.uuid, level: 37 })
   t.equal(added.status, 201)
   t.match(added.body, { id: String, dashboard_id: w.dashboard.id, level: 37, user: { email: 'colleague@example.com', uuid: colleague.uuid }, user_uuid: colleague.uuid })

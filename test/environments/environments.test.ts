@@ -97,13 +97,14 @@ t.test('PATCH changes settings; an invalid time zone is an invalid choice', asyn
 
 t.test('another organization\'s environment is simply not found', async (t) => {
   const w = await setup(t)
-  const stranger = client(w.app, (await addStranger(w)).headers)
+  const elsewhere = await addStranger(w)
+  const stranger = client(w.app, elsewhere.headers)
   const url = `/api/environments/${w.installation.environment_id}/`
   const read = await stranger.get(url)
   t.same(read.body, { type: 'invalid_request', code: 'not_found', detail: 'Not found.', attr: null })
   t.equal((await stranger.patch(url, { timezone: 'Europe/Paris' })).status, 404)
   t.equal((await w.api.get(url)).body.timezone, 'UTC', 'unchanged')
-  t.same((await stranger.get('/api/environments/')).body.results, [], 'not listed either')
+  t.same((await stranger.get('/api/environments/')).body.results.map((e: { id: number }) => e.id), [elsewhere.environmentId], 'not listed either: only their own')
   t.equal((await stranger.get(`${w.envs}`)).status, 403)
 })
 

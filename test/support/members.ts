@@ -1,10 +1,10 @@
-import { issueApiKey } from '../../src/accounts/commands.js'
-import { ADMIN_LEVEL, MEMBER_LEVEL, addUser, createOrganization } from '../../src/accounts/members.js'
-import { setUpOrganization } from '../../src/accounts/organization-setup.js'
+import type { FastifyInstance } from 'fastify'
+import { createKey, createOrganizationWithOwner } from '../../src/cli/accounts.js'
 import type { EventLog } from '../../src/eventlog/port.js'
-import { randomUuid } from '../../src/kernel/ids.js'
-import { allocateId } from '../../src/kernel/sequence.js'
+import { acceptInvite } from '../../src/invites/accept.js'
+import { ADMIN_LEVEL, MEMBER_LEVEL } from '../../src/organizations/levels.js'
 import type { ReadModels } from '../../projections/read-models.js'
+import { client } from './client.js'
 import { context } from './world.js'
 
 export interface Member {
@@ -14,39 +14,56 @@ export interface Member {
   readonly headers: { authorization: string }
 }
 
-/** Another user of an organization (the installation's unless given), with a key that has every scope. */
+type World = {
+  log: EventLog
+  models: ReadModels
+  app: FastifyInstance
+  installation: { organization_id: string }
+  key: { value: string }
+}
+
+const bearer = (value: string) => ({ authorization: `Bearer ${value}` })
+
+/**
+ * Another user of an organization (the installation's unless given), joined as PostHog users
+ * join: invited over HTTP at the level (by the installation's owner, or `invitedBy` for another
+ * organization), then accepted as `hedgelog invites accept` does. The key is the one accepting
+ * issues, with every scope, unless `scopes` asks for another, issued as `hedgelog keys create --user` does.
+ */
 export const addMember = async (
-  w: { log: EventLog; models: ReadModels; installation: { organization_id: string } },
-  options: { level?: number; organizationId?: string; email?: string; scopes?: string[] | null } = {},
+  w: World,
+  options: { level?: number; organizationId?: string; invitedBy?: { authorization: string }; email?: string; scopes?: string[] | null } = {},
 ): Promise<Member> => {
   const email = options.email ?? `user-${Math.random().toString(36).slice(2, 8)}@example.com`
-  const uuid = await addUser(w.log, {
-    organizationId: options.organizationId ?? w.installation.organization_id, email, firstName: email.split('@')[0]!,
-    membershipLevel: options.level ?? MEMBER_LEVEL,
-  }, context())
-  const key = await issueApiKey(w.log, { userUuid: uuid, scopes: options.scopes === undefined ? ['*'] : options.scopes, label: 'test' }, context())
-  await w.models.waitFor((await w.log.headPosition())!, ['users', 'personal_api_keys'])
-  return { uuid, email, key: key.value, headers: { authorization: `Bearer ${key.value}` } }
+  const firstName = email.split('@')[0]!.slice(0, 30)
+  const organizationId = options.organizationId ?? w.installation.organization_id
+  const inviter = client(w.app, options.invitedBy ?? bearer(w.key.value))
+  const invite = await inviter.post(`/api/organizations/${organizationId}/invites/`, {
+    target_email: email, first_name: firstName, level: options.level ?? MEMBER_LEVEL, send_email: false,
+  })
+  if (invite.status !== 201) throw new Error(`invite to ${email} refused: ${invite.status} ${invite.raw}`)
+  const joined = await acceptInvite(w.log, invite.body.id, firstName, context())
+  const key = options.scopes === undefined
+    ? joined.key
+    : (await createKey(w.log, { user: joined.user_uuid, scopes: options.scopes, label: 'test' }, context())).key
+  await w.models.waitFor((await w.log.headPosition())!, ['users', 'personal_api_keys', 'invites'])
+  return { uuid: joined.user_uuid, email, key: key.value, headers: bearer(key.value) }
 }
 
-export const addAdmin = (w: Parameters<typeof addMember>[0]) => addMember(w, { level: ADMIN_LEVEL })
-
-/** A user of a brand-new organization that has nothing to do with the installation's. */
-export const addStranger = async (w: Parameters<typeof addMember>[0]): Promise<Member & { organizationId: string }> => {
-  const organizationId = await createOrganization(w.log, 'Elsewhere', context())
-  return { ...(await addMember(w, { organizationId, level: ADMIN_LEVEL })), organizationId }
-}
+export const addAdmin = (w: World) => addMember(w, { level: ADMIN_LEVEL })
 
 /** A whole second organization (owner, project, environment) as `hedgelog orgs create` makes it, with the owner's key. */
-export const addOrganization = async (w: Parameters<typeof addMember>[0], name = 'Second company') => {
-  const organizationId = randomUuid()
-  const environmentId = await allocateId(w.log, 'environment', context())
-  const userId = await allocateId(w.log, 'user', context())
-  const email = `owner-${organizationId.slice(0, 8)}@example.com`
-  const created = await setUpOrganization(w.log, {
-    organizationId, organizationName: name, userUuid: randomUuid(), userId, email, firstName: 'Second', projectId: environmentId, environmentId,
-  }, context())
-  const key = await issueApiKey(w.log, { userUuid: created.user_uuid, scopes: ['*'], label: 'test' }, context())
+export const addOrganization = async (w: World, name = 'Second company') => {
+  const { key, ...created } = await createOrganizationWithOwner(w.log, { name }, context())
   await w.models.waitFor((await w.log.headPosition())!, ['users', 'personal_api_keys', 'environments', 'organizations', 'projects'])
-  return { ...created, email, key: key.value, headers: { authorization: `Bearer ${key.value}` } }
+  return { ...created, key: key.value, headers: bearer(key.value) }
+}
+
+/** The owner of a brand-new organization that has nothing to do with the installation's. */
+export const addStranger = async (w: World): Promise<Member & { organizationId: string; environmentId: number }> => {
+  const elsewhere = await addOrganization(w, 'Elsewhere')
+  return {
+    uuid: elsewhere.user_uuid, email: elsewhere.email, key: elsewhere.key, headers: elsewhere.headers,
+    organizationId: elsewhere.organization_id, environmentId: elsewhere.environment_id,
+  }
 }

@@ -61,8 +61,9 @@ export const seedEnvironment = async (w: World, api: Api, env: number, token: st
   }
 }
 
-/** A member of the organization whose level others may change, made afresh. */
-export const freshMember = async (w: World, organizationId: string) => (await addMember(w, { organizationId })).uuid
+/** A member of the organization whose level others may change, made afresh and invited by its owner. */
+export const freshMember = async (w: World, organizationId: string) =>
+  (await addMember(w, { organizationId, invitedBy: organizationId === w.b.organization_id ? w.b.headers : w.bearer(w.key.value) })).uuid
 
 /** A pending invite to the organization, made afresh by one of its members. */
 export const freshInvite = async (api: Api, organizationId: string) =>
