@@ -65,6 +65,10 @@ export interface AppDeps {
   readonly delivery?: { readonly channels: Channels; readonly publicUrl: string }
   /** How long a client may take to send a whole request, headers and body. Default 30 s. */
   readonly requestTimeoutMs?: number
+  /** How long a client may take to send the request line and headers. Default 10 s, or the request timeout if shorter. */
+  readonly headersTimeoutMs?: number
+  /** Connections kept open at most. Default MAX_CONNECTIONS. */
+  readonly maxConnections?: number
 }
 
 /**
@@ -82,6 +86,7 @@ export const MAX_CONNECTIONS = 4096
 /** Builds the HTTP app without listening, so tests can `inject` and the CLI can `listen`. */
 export const buildApp = async (deps: AppDeps): Promise<FastifyInstance> => {
   const requestTimeout = deps.requestTimeoutMs ?? 30_000
+  const headersTimeout = Math.min(deps.headersTimeoutMs ?? 10_000, requestTimeout)
   const app = Fastify({
     ...(deps.logger ? { loggerInstance: deps.logger } : { logger: false }),
     // Long path segments (tokens, flag keys up to 400 characters) reach the routes, which refuse them in PostHog's shape.
@@ -90,11 +95,11 @@ export const buildApp = async (deps: AppDeps): Promise<FastifyInstance> => {
     // A slow or stalled client cannot hold a connection: the whole request must arrive in time
     // (checked every second), its headers within ten seconds.
     requestTimeout,
-    http: { connectionsCheckingInterval: Math.min(1000, requestTimeout), headersTimeout: Math.min(10_000, requestTimeout) },
+    http: { connectionsCheckingInterval: Math.min(1000, headersTimeout), headersTimeout },
     // Requests are logged by our own hook, so that keys in query strings never reach the logs.
     logController: new LogController({ disableRequestLogging: true }),
   })
-  app.server.maxConnections = MAX_CONNECTIONS
+  app.server.maxConnections = deps.maxConnections ?? MAX_CONNECTIONS
   recordRoutes(app)
   logRequests(app)
   useZod(app)

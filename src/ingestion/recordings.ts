@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify'
 import { answerPreflight } from './cors.js'
-import { useRawBodies } from './routes.js'
+import { useCaptureErrors, useRawBodies } from './routes.js'
 
 /** Snapshot batches can be large; PostHog's recordings endpoint takes up to this much. */
 const RECORDING_BODY_LIMIT = 20 * 1024 * 1024
@@ -12,6 +12,7 @@ const RECORDING_BODY_LIMIT = 20 * 1024 * 1024
  */
 export const recordingRoutes: FastifyPluginAsync = async (app) => {
   useRawBodies(app)
+  useCaptureErrors(app)
   app.route({
     method: ['GET', 'POST'], url: '/s', bodyLimit: RECORDING_BODY_LIMIT,
     handler: async (_request, reply) => reply.header('content-type', 'application/json; charset=utf-8').send('{"status":1}'),

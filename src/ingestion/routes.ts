@@ -53,17 +53,22 @@ const toCaptureError = (error: unknown): CaptureError => {
   return internalError()
 }
 
+/** Refusals in capture's shape (`{status, code, error}`), for every route of the plugin this is called in. */
+export const useCaptureErrors = (app: FastifyInstance): void => {
+  app.setErrorHandler((error, request, reply) => {
+    const refusal = toCaptureError(error)
+    if (refusal.status >= 500) request.log.error({ err: error }, 'capture failed')
+    return reply.status(refusal.status).send(refusal.body)
+  })
+}
+
 /** `/capture/`, `/batch/` and PostHog's other capture paths, with CORS and PostHog's error bodies. */
 export const ingestRoutes: FastifyPluginAsync<IngestDeps> = async (app, deps) => {
   const tokens = deps.tokens ?? new TokenResolver(deps)
   const decoder = deps.decoder ?? new DecodePool()
   if (!deps.decoder) app.addHook('onClose', () => decoder.close())
   useRawBodies(app)
-  app.setErrorHandler((error, request, reply) => {
-    const refusal = toCaptureError(error)
-    if (refusal.status >= 500) request.log.error({ err: error }, 'capture failed')
-    return reply.status(refusal.status).send(refusal.body)
-  })
+  useCaptureErrors(app)
 
   const handle = (path: string) => async (request: FastifyRequest<{ Querystring: IngestQuery }>, reply: FastifyReply) => {
     await capture({

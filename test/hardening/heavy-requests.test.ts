@@ -5,6 +5,7 @@ import { gzipSync } from 'node:zlib'
 import { MAX_EVENTS_PER_REQUEST } from '../../src/ingestion/limits.js'
 import { exited, runCli, startServer } from '../support/cli.js'
 import { tempDir } from '../support/temp.js'
+import { lz64Bomb } from './support/hostile.js'
 
 const MiB = 1024 * 1024
 /** The decoded payload a request may carry, and a little under it for the flood's bodies. */
@@ -121,5 +122,23 @@ t.test('a started service under heavy ingestion requests', async (t) => {
     const answer = await post(server.address, '/capture/?compression=gzip-js', bomb, { 'content-type': 'text/plain' })
     t.equal(answer.status, 413)
     t.equal((JSON.parse(answer.body) as { code: string }).code, 'payload_too_large')
+  })
+
+  await t.test('given lz64 bodies of at most 240 KB that decode to 21 MiB to 4 GiB, when they are posted raw and as forms, then each is refused with 413 at once and health keeps answering', async (t) => {
+    const probe = probeHealth(server.address)
+    const answers = []
+    for (const mib of [21, 1024, 4096]) {
+      const bomb = lz64Bomb(mib)
+      t.ok(bomb.length < 256 * 1024, `the ${mib} MiB bomb is ${bomb.length} bytes`)
+      const started = performance.now()
+      answers.push(await post(server.address, '/e/?compression=lz64', Buffer.from(bomb), { 'content-type': 'text/plain' }))
+      answers.push(await post(server.address, '/batch/', Buffer.from(`data=${encodeURIComponent(bomb)}&compression=lz64`), { 'content-type': 'application/x-www-form-urlencoded' }))
+      t.ok(performance.now() - started < 2000, `both ${mib} MiB bombs were answered in ${Math.round(performance.now() - started)} ms`)
+    }
+    await sleep(300)
+    await probe.stop()
+    const tooLarge = { status: 413, code: 'payload_too_large', error: 'maximum event size exceeded: decompressed payload exceeds 20971520 bytes' }
+    t.same(answers.map((a) => [a.status, JSON.parse(a.body)]), answers.map(() => [413, tooLarge]))
+    t.ok(probe.times.length > 0 && Math.max(...probe.times) < 500, `health answered within ${Math.round(Math.max(...probe.times))} ms throughout`)
   })
 })

@@ -1,5 +1,6 @@
 import t from 'tap'
 import { exited, runCli, startServer } from '../support/cli.js'
+import { closedPort } from '../support/closed-port.js'
 import { tempDir } from '../support/temp.js'
 
 interface Init { project_api_key: string; personal_api_key: string; project_id: number; environment_id: number }
@@ -9,7 +10,7 @@ t.test('given a started service with its log captured, when keys and tokens trav
   const env = { HEDGELOG_DATA_DIR: dir, HEDGELOG_RATE_LIMITS: 'off' }
   const init = JSON.parse((await runCli(['init', '--json'], env)).stdout) as Init
   const scoped = JSON.parse((await runCli(['keys', 'create', '--scopes', 'project:read', '--json'], env)).stdout) as { personal_api_key: string }
-  const server = await startServer([], { ...env, LOG_LEVEL: 'debug' })
+  const server = await startServer([], { ...env, LOG_LEVEL: 'debug', HEDGELOG_SMTP_URL: `smtp://127.0.0.1:${await closedPort()}` })
   t.teardown(async () => { if (server.child.exitCode === null) server.child.kill('SIGTERM'); await exited(server.child) })
   const base = server.address
   const key = init.personal_api_key
@@ -37,10 +38,23 @@ t.test('given a started service with its log captured, when keys and tokens trav
   t.equal((await get(`/api/surveys/?token=${newToken}`)).status, 200)
   t.equal((await get(`/api/projects/${init.project_id}/?q=${encodeURIComponent(key)}`)).status, 401, 'a key under any other parameter name is not read, and fails')
 
+  const sendJson = (method: string, path: string, body: string) =>
+    fetch(`${base}${path}`, { method, headers: { 'content-type': 'application/json' }, body }).then(async (r) => ({ status: r.status, text: await r.text() }))
+  const dashboards = `/api/projects/${init.project_id}/dashboards/`
+  t.equal((await sendJson('POST', dashboards, JSON.stringify({ personal_api_key: key, name: 'from the body' }))).status, 201, 'a key in a JSON body authenticates')
+  t.equal((await sendJson('POST', dashboards, JSON.stringify({ personal_api_key: key, name: ['not', 'a', 'name'] }))).status, 400, 'a key in the body of a request that fails validation')
+  t.equal((await sendJson('POST', dashboards, JSON.stringify({ personal_api_key: scoped.personal_api_key, name: 'd' }))).status, 403, 'a key in the body without the scope')
+  t.equal((await sendJson('POST', dashboards, JSON.stringify({ personal_api_key: `${key}x`, name: 'd' }))).status, 401, 'a wrong key in the body')
+  t.equal((await sendJson('POST', dashboards, `{"personal_api_key":"${key}","name":`)).status, 400, 'a key in a truncated body')
+  const invite = await sendJson('POST', '/api/organizations/@current/invites/', JSON.stringify({ personal_api_key: key, target_email: 'someone@example.com', message: 'welcome' }))
+  t.equal(invite.status, 201, 'an invite whose e-mail cannot be sent')
+  for (let i = 0; i < 100 && !server.output().includes('invite e-mail not sent'); i++) await new Promise((resolve) => setTimeout(resolve, 100))
+
   server.child.kill('SIGTERM')
   await exited(server.child)
   const log = server.output()
   t.ok(log.includes('request completed'), 'requests were logged')
+  t.match(log, /"level":50,[^\n]*"err":\{[^\n]*"msg":"invite e-mail not sent"/, 'the failed e-mail was logged as an error, with its cause')
   for (const [name, secret] of Object.entries({ key, scoped: scoped.personal_api_key, token, newToken })) {
     t.notOk(log.includes(secret), `the ${name} secret is nowhere in the log`)
     t.notOk(log.includes(secret.slice(4)), `nor its body without the prefix (${name})`)

@@ -68,3 +68,11 @@ t.test('the token of an environment created a moment ago works at once', async (
   const [record] = await capturedRecords(log)
   t.equal(record!.data['environmentId'], installation.environment_id)
 })
+
+t.test('the recordings endpoint refuses a body that disagrees with its Content-Length in capture\'s shape, as the other capture paths do', async (t) => {
+  const { app } = await world(t)
+  for (const url of ['/s/', '/capture/']) {
+    const response = await app.inject({ method: 'POST', url, headers: { 'content-type': 'application/json', 'content-length': '0' }, payload: ' ' })
+    t.same([response.statusCode, response.json()], [400, { status: 400, code: 'request_decoding_error', error: 'failed to decode request: Request body size did not match Content-Length' }], url)
+  }
+})
