@@ -18,7 +18,7 @@ export interface ReplayOptions {
 export interface ReachOptions {
   /** Called a few times a second with the least commit position every projector has reached. */
   readonly onProgress?: (reached: bigint) => void
-  /** Checked between waits; a true answer stops the wait (it then throws ReplayStopped). */
+  /** Checked before and after each wait; a true answer stops the replay (it then throws ReplayStopped). */
   readonly shouldStop?: () => boolean
 }
 
@@ -70,6 +70,8 @@ export class Replay {
       const reached = runners.map((runner) => runner?.position?.commit ?? -1n)
       options.onProgress?.(reached.reduce((a, b) => (b < a ? b : a), target.commit))
       const done = await Promise.all(runners.map((runner) => runner?.waitFor(target, 250) ?? false))
+      // A stop asked for while the last wait ran is honoured even if the replay reached its end meanwhile.
+      if (options.shouldStop?.()) throw new ReplayStopped()
       if (done.every(Boolean)) return
     }
   }
