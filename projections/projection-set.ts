@@ -1,6 +1,6 @@
 import { positionFromString, positionToString, type EventLog, type Position } from '../src/eventlog/port.js'
 import type { ReadStore } from '../src/readstore/port.js'
-import { lagBehind, type Build } from './names.js'
+import { lagBehind, type Build } from '../src/readstore/names.js'
 import type { Projector } from './projector.js'
 import { ProjectionRegistry, type RegistryEntry } from './registry.js'
 import { QUARANTINE, quarantinedEvents, type QuarantinedEvent } from './quarantine.js'

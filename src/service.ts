@@ -15,7 +15,7 @@ import { subscriptionDeliveryJob } from './delivery/delivery-job.js'
 import { allProjectors } from '../projections/index.js'
 import { ProjectionSet, type Projections } from '../projections/projection-set.js'
 import { ThreadedProjections } from '../projections/threads/host.js'
-import { ReadModels } from '../projections/read-models.js'
+import { ReadModels } from './readstore/read-models.js'
 import { ProjectionRegistry } from '../projections/registry.js'
 
 export const ROLES = ['api', 'ingest', 'projector', 'scheduler'] as const

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify'
 import type { JsonObject } from '../eventlog/port.js'
-import type { ReadModels } from '../../projections/read-models.js'
+import type { ReadModels } from '../readstore/read-models.js'
 import type { EventLog } from '../eventlog/port.js'
 import { principalOf } from '../auth/authenticate.js'
 import { commandContext } from '../http/command-context.js'

@@ -1,5 +1,5 @@
 import type { JsonObject } from '../eventlog/port.js'
-import type { ReadModels } from '../../projections/read-models.js'
+import type { ReadModels } from '../readstore/read-models.js'
 import { basicUser } from './users.js'
 
 export type BasicUser = ReturnType<typeof basicUser>

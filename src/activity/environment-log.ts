@@ -1,5 +1,5 @@
 import type { EventLog, JsonObject } from '../eventlog/port.js'
-import type { ReadModels } from '../../projections/read-models.js'
+import type { ReadModels } from '../readstore/read-models.js'
 import { AUDITED, type AuditedResource } from '../audit/resources.js'
 import type { Environment } from '../http/environment-scope.js'
 import { activityEntries, readWholeStream, type ActivityEntry } from './activity-log.js'

@@ -1,4 +1,4 @@
-import type { ReadModels } from '../../projections/read-models.js'
+import type { ReadModels } from '../readstore/read-models.js'
 import type { FlagSetVersion } from '../../projections/feature-flags.js'
 import type { FeatureFlag } from '../flags/state.js'
 import { groupTypesFor } from '../persons/read.js'

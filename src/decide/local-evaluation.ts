@@ -7,7 +7,7 @@ import { checkKeyReachesEnvironment } from '../auth/key-reach.js'
 import { PermissionDenied, NotFound } from '../kernel/errors.js'
 import type { Environment } from '../http/environment-scope.js'
 import type { ZodTypeProvider } from '../http/zod.js'
-import type { ReadModels } from '../../projections/read-models.js'
+import type { ReadModels } from '../readstore/read-models.js'
 import { FlagDefinitionCache } from './flag-cache.js'
 
 const Query = z.looseObject({ token: z.string().max(200).optional(), send_cohorts: z.string().optional() })

@@ -6,7 +6,7 @@ import { checkKeyReachesOrganization } from '../auth/key-reach.js'
 import { organizationStream } from '../accounts/events.js'
 import { NotFound, PermissionDenied } from '../kernel/errors.js'
 import { handleCommand, type CommandContext } from '../kernel/handle-command.js'
-import type { ReadModels } from '../../projections/read-models.js'
+import type { ReadModels } from '../readstore/read-models.js'
 import { organizationDecider, type OrganizationCommand } from './decider.js'
 
 export interface OrganizationDeps {

@@ -1,4 +1,4 @@
-import type { ReadModels } from '../../projections/read-models.js'
+import type { ReadModels } from '../readstore/read-models.js'
 import type { EventRecord } from '../../projections/events.js'
 import type { Page } from '../http/pagination.js'
 

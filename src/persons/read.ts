@@ -1,5 +1,5 @@
 import type { JsonObject } from '../eventlog/port.js'
-import type { ReadModels } from '../../projections/read-models.js'
+import type { ReadModels } from '../readstore/read-models.js'
 import { groupKey, type GroupRecord, type GroupType, type GroupTypeMapping } from './groups.js'
 import { distinctIdKey, personKey, type DistinctIdRecord, type PersonRecord } from './records.js'
 

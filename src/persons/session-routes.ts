@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify'
 import { queryOf, ScopedParams, type ZodTypeProvider } from '../http/zod.js'
-import type { ReadModels } from '../../projections/read-models.js'
+import type { ReadModels } from '../readstore/read-models.js'
 import type { JsonObject } from '../eventlog/port.js'
 import { environmentOf } from '../http/environment-scope.js'
 import { ValidationFailed } from '../kernel/errors.js'

@@ -9,7 +9,7 @@ import { TokenResolver } from '../ingestion/environments.js'
 import { DomainError, NotFound } from '../kernel/errors.js'
 import type { FeatureFlag } from '../flags/state.js'
 import { isRunning, type Survey } from '../surveys/state.js'
-import type { ReadModels } from '../../projections/read-models.js'
+import type { ReadModels } from '../readstore/read-models.js'
 import { remoteConfig, remoteConfigScript, type RemoteConfig } from './config.js'
 
 export interface RemoteConfigDeps {

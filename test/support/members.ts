@@ -4,7 +4,7 @@ import { setUpOrganization } from '../../src/accounts/organization-setup.js'
 import type { EventLog } from '../../src/eventlog/port.js'
 import { randomUuid } from '../../src/kernel/ids.js'
 import { allocateId } from '../../src/kernel/sequence.js'
-import type { ReadModels } from '../../projections/read-models.js'
+import type { ReadModels } from '../../src/readstore/read-models.js'
 import { context } from './world.js'
 
 export interface Member {

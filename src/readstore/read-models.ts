@@ -1,17 +1,39 @@
-import { comparePositions, type JsonObject, type Position } from '../src/eventlog/port.js'
-import type { FindQuery, ReadStore } from '../src/readstore/port.js'
-import { checkpointName, physicalCollection } from './names.js'
-import type { Projections } from './projection-set.js'
-import type { Projector } from './projector.js'
-import { deepFreeze } from '../src/kernel/deep-freeze.js'
-import type { ProjectionRegistry } from './registry.js'
+import { comparePositions, type JsonObject, type Position } from '../eventlog/port.js'
+import type { FindQuery, ReadStore } from './port.js'
+import { checkpointName, physicalCollection, type Build } from './names.js'
+import { deepFreeze } from '../kernel/deep-freeze.js'
+
+/** What owns a collection: a projector's name, code version and the collections it writes. */
+export interface ReadModelOwner {
+  readonly name: string
+  readonly version: number
+  readonly collections: readonly string[]
+}
+
+/** Which build of each projector queries read (the projection registry). */
+export interface BuildDirectory {
+  cached(name: string): Promise<{ readonly active: Build } | null>
+}
+
+/** A projector build running in this process: what it has applied, and a wait on it. */
+export interface RunningProjection {
+  /** Everything at or before this position has been applied (null before the first event). */
+  readonly position: Position | null
+  /** Resolves true once everything up to `position` is applied, false after `timeoutMs` or a failure. */
+  waitFor(position: Position, timeoutMs: number): Promise<boolean>
+}
+
+/** The projectors running in this process, by name. */
+export interface RunningProjections {
+  activeRunner(name: string): RunningProjection | null
+}
 
 export interface ReadModelsOptions {
   readonly store: ReadStore
-  readonly projectors: readonly Projector[]
-  readonly registry: ProjectionRegistry
+  readonly projectors: readonly ReadModelOwner[]
+  readonly registry: BuildDirectory
   /** The projectors running in this process, if any; else waits poll the stored checkpoints. */
-  readonly projections?: Projections
+  readonly projections?: RunningProjections
 }
 
 /** Documents kept in memory by `get`, and by `find` over all its queries, at most. */
@@ -24,7 +46,7 @@ const KEPT_QUERIES = 1000
  * projector that owns them, and read-your-writes waits on that projector.
  */
 export class ReadModels {
-  private readonly owners = new Map<string, Projector>()
+  private readonly owners = new Map<string, ReadModelOwner>()
   private readonly kept = new Map<string, { readonly stamp: string; readonly doc: JsonObject | null }>()
   private readonly found = new Map<string, { readonly stamp: string; readonly docs: readonly JsonObject[] }>()
   private foundDocuments = 0
@@ -35,7 +57,7 @@ export class ReadModels {
     }
   }
 
-  private owner(collection: string): Projector {
+  private owner(collection: string): ReadModelOwner {
     const projector = this.owners.get(collection)
     if (!projector) throw new TypeError(`no projector owns ${collection}`)
     return projector
@@ -121,7 +143,7 @@ export class ReadModels {
     return results.every(Boolean)
   }
 
-  private async waitForProjector(projector: Projector, position: Position, timeoutMs: number): Promise<boolean> {
+  private async waitForProjector(projector: ReadModelOwner, position: Position, timeoutMs: number): Promise<boolean> {
     const deadline = Date.now() + timeoutMs
     const local = this.options.projections?.activeRunner(projector.name)
     if (local) {
