@@ -70,7 +70,7 @@ export const decideRoutes: FastifyPluginAsync<DecideDeps> = async (app, deps) =>
   const configOf = async (environmentId: number): Promise<DecideConfig> => {
     const cached = configs.get(environmentId)
     if (cached && cached.until > Date.now()) return cached.config
-    const environment = await models.get<JsonObject>('environments', String(environmentId))
+    const environment = await models.get('environments', String(environmentId))
     const config = decideConfig((environment?.['settings'] ?? {}) as DecideSettings)
     configs.set(environmentId, { config, until: Date.now() + 1000 })
     return config

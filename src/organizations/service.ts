@@ -28,7 +28,7 @@ export const organizationOf = async (request: FastifyRequest, models: ReadModels
   const id = raw === '@current' ? principal.user.organization_id : raw
   if (!UUID.test(id)) throw new NotFound()
   checkKeyReachesOrganization(principal, id.toLowerCase())
-  const organization = await models.get<JsonObject & { id: string }>('organizations', id.toLowerCase())
+  const organization = await models.get('organizations', id.toLowerCase()) as (JsonObject & { id: string }) | null
   if (!organization) throw new NotFound()
   if (organization.id !== principal.user.organization_id) {
     if (nested) throw new PermissionDenied('You do not have permission to perform this action.')

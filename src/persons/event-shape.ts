@@ -1,5 +1,5 @@
 import type { ReadModels } from '../readstore/read-models.js'
-import type { EventRecord } from '../../projections/events.js'
+import type { EventRecord } from '../events/record.js'
 import type { JsonObject } from '../eventlog/port.js'
 import { parseElementsChain } from './elements.js'
 import { groupIndexProperties, type GroupTypeMapping } from './groups.js'

@@ -54,12 +54,12 @@ export const groupRoutes: FastifyPluginAsync<GroupRouteDeps> = async (plain, { m
     const orderBy = [['created_at', 'desc']] as const
     const search = query.search !== undefined && query.search !== '' ? query.search : null
     if (search !== null) {
-      const found = (await models.find<GroupRecord>('groups', { where, orderBy })).filter((group) => matches(group, search))
+      const found = (await models.find('groups', { where, orderBy })).filter((group) => matches(group, search))
       return paginated(request, page, found.length, found.slice(page.offset, page.offset + page.limit).map(groupShape))
     }
     const [count, groups] = await Promise.all([
       models.count('groups', where),
-      models.find<GroupRecord>('groups', { where, orderBy, limit: page.limit, offset: page.offset }),
+      models.find('groups', { where, orderBy, limit: page.limit, offset: page.offset }),
     ])
     return paginated(request, page, count, groups.map(groupShape))
   })

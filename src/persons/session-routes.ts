@@ -32,7 +32,7 @@ const decoded = (value: string): unknown[] => {
 }
 
 const stringValues = async (models: ReadModels, environmentId: number, source: string, search: string | null): Promise<JsonObject[]> => {
-  const seen = await models.find<{ value: string }>('session_values', { where: { environment_id: environmentId, source }, orderBy: [['value', 'asc']] })
+  const seen = await models.find('session_values', { where: { environment_id: environmentId, source }, orderBy: [['value', 'asc']] })
   const term = search?.toLowerCase() ?? null
   return seen
     .filter(({ value }) => term === null || value.toLowerCase().includes(term))

@@ -32,6 +32,13 @@ export interface SessionRecord extends JsonObject {
   screen_count: number
 }
 
+/** `session_values` document `<environmentId>:<source>:<value>`: one value seen on an event of a session. */
+export interface SessionValue extends JsonObject {
+  environment_id: number
+  source: string
+  value: string
+}
+
 export const sessionKey = (environmentId: number, sessionId: string): string => `${environmentId}:${sessionId}`
 
 /** Session properties are text: numbers and booleans as written, anything else not at all. */

@@ -2,6 +2,7 @@ import { comparePositions, type JsonObject, type Position } from '../eventlog/po
 import type { FindQuery, ReadStore } from './port.js'
 import { checkpointName, physicalCollection, type Build } from './names.js'
 import { deepFreeze } from '../kernel/deep-freeze.js'
+import type { CollectionOf, DocumentTypes, ReadModelDocuments } from './documents.js'
 
 /** What owns a collection: a projector's name, code version and the collections it writes. */
 export interface ReadModelOwner {
@@ -43,9 +44,10 @@ const KEPT_QUERIES = 1000
 
 /**
  * What queries use: read models by their logical names, resolved to the active build of the
- * projector that owns them, and read-your-writes waits on that projector.
+ * projector that owns them, and read-your-writes waits on that projector. `M` maps each
+ * collection to its document type (a test's own projectors bring their own map).
  */
-export class ReadModels {
+export class ReadModels<M extends DocumentTypes<M> = ReadModelDocuments> {
   private readonly owners = new Map<string, ReadModelOwner>()
   private readonly kept = new Map<string, { readonly stamp: string; readonly doc: JsonObject | null }>()
   private readonly found = new Map<string, { readonly stamp: string; readonly docs: readonly JsonObject[] }>()
@@ -73,29 +75,29 @@ export class ReadModels {
    * One document. Where its projector runs in this process, documents read are kept (frozen) while
    * that projector stands still: any event it applies or passes makes the next read go to the store.
    */
-  async get<T extends JsonObject = JsonObject>(collection: string, id: string): Promise<T | null> {
+  async get<C extends CollectionOf<M>>(collection: C, id: string): Promise<M[C] | null> {
     const physical = await this.physical(collection)
     const stamp = this.stamp([collection])
-    if (stamp === null) return this.options.store.get<T>(physical, id)
+    if (stamp === null) return this.options.store.get<M[C]>(physical, id)
     const key = `${physical}\u0000${id}`
     const kept = this.kept.get(key)
-    if (kept && kept.stamp === stamp) return kept.doc as T | null
-    const doc = deepFreeze(await this.options.store.get<T>(physical, id))
+    if (kept && kept.stamp === stamp) return kept.doc as M[C] | null
+    const doc = deepFreeze(await this.options.store.get<M[C]>(physical, id))
     if (this.kept.size >= KEPT_DOCUMENTS) this.kept.clear()
     this.kept.set(key, { stamp, doc })
     return doc
   }
 
   /** Documents by query; kept in memory, frozen, as `get` keeps them; the array is the caller's. */
-  async find<T extends JsonObject = JsonObject>(collection: string, query?: FindQuery): Promise<T[]> {
+  async find<C extends CollectionOf<M>>(collection: C, query?: FindQuery): Promise<M[C][]> {
     const physical = await this.physical(collection)
     const stamp = this.stamp([collection])
-    if (stamp === null) return this.options.store.find<T>(physical, query)
+    if (stamp === null) return this.options.store.find<M[C]>(physical, query)
     const key = `${physical}\u0000${JSON.stringify(query ?? null)}`
     const kept = this.found.get(key)
     // Each caller gets its own array (which it may sort) of the shared, frozen documents.
-    if (kept && kept.stamp === stamp) return kept.docs.slice() as T[]
-    const docs = deepFreeze(await this.options.store.find<T>(physical, query))
+    if (kept && kept.stamp === stamp) return kept.docs.slice() as M[C][]
+    const docs = deepFreeze(await this.options.store.find<M[C]>(physical, query))
     this.foundDocuments += docs.length
     if (this.found.size >= KEPT_QUERIES || this.foundDocuments > KEPT_DOCUMENTS) {
       this.found.clear()
@@ -105,7 +107,7 @@ export class ReadModels {
     return docs.slice()
   }
 
-  async count(collection: string, where?: FindQuery['where'], contains?: FindQuery['contains']): Promise<number> {
+  async count(collection: CollectionOf<M>, where?: FindQuery['where'], contains?: FindQuery['contains']): Promise<number> {
     return this.options.store.count(await this.physical(collection), where, contains)
   }
 
@@ -128,9 +130,9 @@ export class ReadModels {
    * Read-your-writes: the document as it stands once its projector has applied `position` (the
    * position of the command's last event; null when the command changed nothing).
    */
-  async settled<T extends JsonObject = JsonObject>(position: Position | null, collection: string, id: string): Promise<T | null> {
+  async settled<C extends CollectionOf<M>>(position: Position | null, collection: C, id: string): Promise<M[C] | null> {
     if (position) await this.waitFor(position, [collection])
-    return this.get<T>(collection, id)
+    return this.get(collection, id)
   }
 
   /**

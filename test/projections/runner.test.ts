@@ -1,7 +1,7 @@
 import t, { type Test } from 'tap'
 import { join } from 'node:path'
 import { SqliteEventLog } from '../../src/eventlog/sqlite.js'
-import type { EventLog } from '../../src/eventlog/port.js'
+import type { EventLog, JsonObject } from '../../src/eventlog/port.js'
 import { newEventId } from '../../src/kernel/ids.js'
 import type { ReadStore } from '../../src/readstore/port.js'
 import { SqliteReadStore } from '../../src/readstore/sqlite.js'
@@ -44,7 +44,7 @@ const start = async (t: Test, log: EventLog, store: ReadStore, projector: Projec
   const projections = new ProjectionSet({ log, store, registry, projectors: [projector] })
   await projections.start()
   t.teardown(() => projections.stop())
-  const models = new ReadModels({ store, registry, projectors: [projector], projections })
+  const models = new ReadModels<Record<string, JsonObject>>({ store, registry, projectors: [projector], projections })
   return { projections, models, registry }
 }
 
