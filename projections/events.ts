@@ -1,4 +1,4 @@
-import { elementsChainOf } from '../src/persons/elements.js'
+import { elementsChainOf } from '../src/events/elements.js'
 import type { NormalisedEvent } from '../src/persons/normalise.js'
 import { eventKey, type EventRecord } from '../src/events/record.js'
 import { capturedEvents, normalisedOf } from './captured.js'

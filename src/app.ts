@@ -41,10 +41,10 @@ import { ingestRoutes } from './ingestion/routes.js'
 import { TokenResolver } from './ingestion/environments.js'
 import { decideRoutes } from './decide/routes.js'
 import { localEvaluationRoutes } from './decide/local-evaluation.js'
-import { eventRoutes } from './persons/event-routes.js'
-import { groupRoutes } from './persons/group-routes.js'
+import { eventRoutes } from './events/event-routes.js'
+import { groupRoutes } from './groups/group-routes.js'
 import { personRoutes } from './persons/routes.js'
-import { sessionRoutes } from './persons/session-routes.js'
+import { sessionRoutes } from './sessions/session-routes.js'
 
 export type HttpRole = 'api' | 'ingest'
 

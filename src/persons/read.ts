@@ -1,6 +1,6 @@
 import type { JsonObject } from '../eventlog/port.js'
 import type { ReadModels } from '../readstore/read-models.js'
-import { groupKey, type GroupRecord, type GroupType } from './groups.js'
+import { groupKey, type GroupRecord, type GroupType } from '../groups/groups.js'
 import { distinctIdKey, personKey, type PersonRecord } from './records.js'
 
 /** The person a distinct id belongs to; null when it has none (never seen, or seen only without person processing). */

@@ -1,13 +1,13 @@
 import type { FastifyPluginAsync } from 'fastify'
 import { queryOf, ScopedIdParams, ScopedParams, type ZodTypeProvider } from '../http/zod.js'
 import type { ReadModels } from '../readstore/read-models.js'
-import { eventKey } from '../events/record.js'
+import { eventKey } from './record.js'
 import { environmentOf } from '../http/environment-scope.js'
 import { pageOf, paginated } from '../http/pagination.js'
 import { NotFound, ValidationFailed } from '../kernel/errors.js'
 import { findEvents, type EventFilters } from './event-query.js'
 import { eventShapes } from './event-shape.js'
-import { emptyMapping, type GroupTypeMapping } from './groups.js'
+import { emptyMapping, type GroupTypeMapping } from '../groups/groups.js'
 
 export interface EventRouteDeps {
   readonly models: ReadModels

@@ -1,5 +1,5 @@
 import type { JsonObject } from '../eventlog/port.js'
-import type { NormalisedEvent } from './normalise.js'
+import type { NormalisedEvent } from '../persons/normalise.js'
 import { urlParts } from './urls.js'
 
 /** Event properties whose first value in a session becomes an `$entry_…` session property. */

@@ -6,7 +6,7 @@ import { pageOf, paginated } from '../http/pagination.js'
 import { queryOf, ScopedParams, type ZodTypeProvider } from '../http/zod.js'
 import { NotFound, ValidationFailed } from '../kernel/errors.js'
 import type { GroupRecord } from './groups.js'
-import { groupFor, groupTypesFor } from './read.js'
+import { groupFor, groupTypesFor } from '../persons/read.js'
 import { apiTime } from '../http/timestamps.js'
 
 export interface GroupRouteDeps {

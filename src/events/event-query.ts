@@ -1,5 +1,5 @@
 import type { ReadModels } from '../readstore/read-models.js'
-import type { EventRecord } from '../events/record.js'
+import type { EventRecord } from './record.js'
 import type { Page } from '../http/pagination.js'
 
 export interface EventFilters {
