@@ -1,10 +1,8 @@
 import { DASHBOARD_EVENT_TYPES, type DashboardEvent } from '../src/dashboards/events.js'
+import type { DashboardDocument } from '../src/dashboards/document.js'
 import { listOrderKey } from '../src/dashboards/list-order.js'
-import { evolveDashboard, type Dashboard } from '../src/dashboards/state.js'
+import { evolveDashboard } from '../src/dashboards/state.js'
 import { asDomainEvent, documentProjector } from './projector.js'
-
-/** A dashboard's read model: the dashboard, and the key the list sorts its names by. */
-export type DashboardDocument = Dashboard & { list_order: string }
 
 /**
  * Dashboards with their tiles, collaborators and sharing, exactly as their events leave them.

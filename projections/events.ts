@@ -1,23 +1,10 @@
-import type { JsonObject } from '../src/eventlog/port.js'
-import { elementsChainOf } from '../src/persons/elements.js'
+import { elementsChainOf } from '../src/events/elements.js'
 import type { NormalisedEvent } from '../src/persons/normalise.js'
+import { eventKey, type EventRecord } from '../src/events/record.js'
 import { capturedEvents, normalisedOf } from './captured.js'
 import type { Projector } from './projector.js'
 
 export const EVENTS = 'events'
-
-/** `events` document `<environmentId>:<uuid>`: what the events API lists. */
-export interface EventRecord extends JsonObject {
-  environment_id: number
-  uuid: string
-  event: string
-  distinct_id: string
-  timestamp: string
-  properties: JsonObject
-  elements_chain: string
-}
-
-export const eventKey = (environmentId: number, uuid: string): string => `${environmentId}:${uuid}`
 
 /** Elements are stored as the chain, not among the properties. */
 const eventRecord = (environmentId: number, event: NormalisedEvent): EventRecord => {

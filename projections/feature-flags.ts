@@ -1,14 +1,7 @@
-import type { JsonObject } from '../src/eventlog/port.js'
 import { FEATURE_FLAG_EVENT_TYPES, type FeatureFlagEvent } from '../src/flags/events.js'
+import type { FlagSetVersion } from '../src/flags/flag-set-version.js'
 import { evolveFlag, type FeatureFlag } from '../src/flags/state.js'
 import { asDomainEvent, type Projector } from './projector.js'
-
-/** How many flag changes an environment has seen; decide's cache compares it to know it is current. */
-export interface FlagSetVersion extends JsonObject {
-  id: string
-  environment_id: number
-  version: number
-}
 
 /** Feature flags with their definitions, exactly as their events leave them, and a version per environment. */
 export const featureFlags: Projector = {

@@ -1,6 +1,6 @@
 import {
   emptyMapping, groupEffectsOf, groupKey, upsertGroup, type GroupRecord, type GroupTypeMapping,
-} from '../src/persons/groups.js'
+} from '../src/groups/groups.js'
 import { capturedEvents, capturedOf, normalisedOf } from './captured.js'
 import type { Projector } from './projector.js'
 

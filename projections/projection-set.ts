@@ -1,60 +1,12 @@
 import { positionFromString, positionToString, type EventLog, type Position } from '../src/eventlog/port.js'
 import type { ReadStore } from '../src/readstore/port.js'
-import { lagBehind, type Build } from './names.js'
+import { lagBehind, type Build } from '../src/readstore/names.js'
 import type { Projector } from './projector.js'
 import { ProjectionRegistry, type RegistryEntry } from './registry.js'
-import { QUARANTINE, quarantinedEvents, type QuarantinedEvent } from './quarantine.js'
-import { ProjectionRunner, type RunnerStatus } from './runner.js'
+import type { Projections, ProjectionStatus, QuarantinedEvent } from '../src/readstore/projections.js'
+import { QUARANTINE, quarantinedEvents } from './quarantine.js'
+import { ProjectionRunner } from './runner.js'
 import { Signal } from './signal.js'
-
-export interface ProjectionStatus {
-  readonly version: number
-  readonly build: number
-  readonly status: RunnerStatus | 'not_running'
-  /** Decimal commit position of the last event applied, or null before the first. */
-  readonly position: string | null
-  /** Log positions between the head and `position`: events on SQLite, bytes on EventStoreDB. */
-  readonly lag: number
-  readonly rebuilding: { readonly build: number; readonly position: string | null } | null
-  /** Events this build skipped because it could not apply them. */
-  readonly quarantined: number
-  /** Behind the head and not moving for longer than `stallAfterMs`. */
-  readonly stalled: boolean
-  /** The error the projection is retrying after, while it has not advanced since. */
-  readonly error: string | null
-  /** The head of the log when the status was taken (decimal commit position), for progress. */
-  readonly head: string | null
-}
-
-/** One projection's build as the rest of the service sees it: something to wait on. */
-export interface ProjectionHandle {
-  /** Resolves true once everything up to `position` is applied, false after `timeoutMs` or a failure. */
-  waitFor(position: Position, timeoutMs: number): Promise<boolean>
-  /** Everything at or before this position has been applied (null before the first event). */
-  readonly position: Position | null
-}
-
-/**
- * The projections a process runs, wherever they run (this thread or worker threads): what
- * queries wait on, what health reports, what an operator asks to rebuild.
- */
-export interface Projections {
-  start(): Promise<void>
-  stop(): Promise<void>
-  status(): Promise<Record<string, ProjectionStatus>>
-  quarantined(): Promise<QuarantinedEvent[]>
-  rebuild(name: string): Promise<void>
-  activeRunner(name: string): ProjectionHandle | null
-  /**
-   * Projections whose serving build has not yet caught up with the log since this process
-   * started them (a first start, or a read store rebuilt from nothing): what they hold is partial.
-   */
-  catchingUp(): readonly string[]
-  /** Whether every projection has caught up (what `catchingUp()` tells, without allocating). */
-  allCaughtUp(): boolean
-  /** Resolves true once nothing is catching up, false after `timeoutMs`. */
-  whenCaughtUp(timeoutMs: number): Promise<boolean>
-}
 
 export interface ProjectionSetOptions {
   readonly log: EventLog

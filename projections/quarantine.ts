@@ -1,25 +1,9 @@
-import type { JsonObject, Position, RecordedEvent } from '../src/eventlog/port.js'
+import type { Position, RecordedEvent } from '../src/eventlog/port.js'
 import type { ReadStore } from '../src/readstore/port.js'
+import type { QuarantinedEvent } from '../src/readstore/projections.js'
 
 /** Where every build records the events it skipped; one collection for all projections. */
 export const QUARANTINE = 'quarantined_events'
-
-/** One log event (or one part of it) that a projection could not apply, and why. */
-export interface QuarantinedEvent extends JsonObject {
-  id: string
-  /** The build's checkpoint name, e.g. `events@v1#1`. */
-  checkpoint: string
-  projection: string
-  /** `commit/prepare` of the log event that was being applied. */
-  position: string
-  /** Which part of a packed log event, or null for the whole of it. */
-  part: number | null
-  event_id: string
-  event_type: string
-  stream_id: string
-  revision: string
-  error: string
-}
 
 const MAX_ERROR_TEXT = 500
 

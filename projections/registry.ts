@@ -1,6 +1,6 @@
 import type { JsonObject } from '../src/eventlog/port.js'
 import { CheckpointConflict, type ReadStore } from '../src/readstore/port.js'
-import type { Build } from './names.js'
+import type { Build } from '../src/readstore/names.js'
 
 /** Which build of a projector queries read, and which one is being built beside it. */
 export interface RegistryEntry {

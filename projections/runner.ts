@@ -3,13 +3,12 @@ import { comparePositions, positionToString } from '../src/eventlog/port.js'
 import { randomUuid } from '../src/kernel/ids.js'
 import { CheckpointConflict, type DocumentChange, type ReadStore, type StagingKey } from '../src/readstore/port.js'
 import type { Projector } from './projector.js'
-import { checkpointName, physicalCollection, type Build } from './names.js'
+import { checkpointName, physicalCollection, type Build } from '../src/readstore/names.js'
+import type { RunnerStatus } from '../src/readstore/projections.js'
 import { isTransientStoreError } from '../src/kernel/storage-errors.js'
 import { QUARANTINE, errorText, quarantineRecord } from './quarantine.js'
 import { ProjectorFailed, StagedView } from './staged-view.js'
 import { PositionWaiters } from './waiters.js'
-
-export type RunnerStatus = 'starting' | 'catching_up' | 'live' | 'failed' | 'stopped'
 
 export interface RunnerOptions {
   readonly log: EventLog

@@ -1,4 +1,4 @@
-import { foldSession, observedValues, sessionIdOf, sessionKey, type SessionRecord } from '../src/persons/sessions.js'
+import { foldSession, observedValues, sessionIdOf, sessionKey, type SessionRecord } from '../src/sessions/sessions.js'
 import { capturedEvents, capturedOf, normalisedOf } from './captured.js'
 import type { DocumentRef, Projector } from './projector.js'
 

@@ -1,6 +1,6 @@
 import type { EventLog } from '../src/eventlog/port.js'
 import type { ReadStore } from '../src/readstore/port.js'
-import { checkpointName, lagBehind } from './names.js'
+import { checkpointName, lagBehind } from '../src/readstore/names.js'
 import type { Projector } from './projector.js'
 import type { ProjectionRegistry } from './registry.js'
 

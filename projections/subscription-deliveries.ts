@@ -1,23 +1,6 @@
-import type { JsonObject } from '../src/eventlog/port.js'
 import { DELIVERY_OUTCOME_TYPES, type SubscriptionDelivered, type SubscriptionDeliveryFailed } from '../src/subscriptions/events.js'
+import type { DeliveryRecord } from '../src/subscriptions/delivery-record.js'
 import { asDomainEvent, type Projector } from './projector.js'
-
-/** One settled delivery of a subscription (scheduled or test), as its history lists it. */
-export interface DeliveryRecord extends JsonObject {
-  id: string
-  subscription_id: number
-  /** The event's revision in the subscription's stream: orders a subscription's deliveries. */
-  sequence: number
-  occurrence: string | null
-  status: 'delivered' | 'failed'
-  attempts: number
-  reason: string | null
-  target_type: string
-  target_value: string
-  recipients: string[]
-  test: boolean
-  at: string
-}
 
 /** The delivery history of every subscription: one document per `SubscriptionDelivered` or `SubscriptionDeliveryFailed`. */
 export const subscriptionDeliveries: Projector = {

@@ -13,9 +13,10 @@ import { smtpMailer, type Mailer } from './mail/mailer.js'
 import { deliveryChannels } from './delivery/channels.js'
 import { subscriptionDeliveryJob } from './delivery/delivery-job.js'
 import { allProjectors } from '../projections/index.js'
-import { ProjectionSet, type Projections } from '../projections/projection-set.js'
+import { ProjectionSet } from '../projections/projection-set.js'
+import type { Projections } from './readstore/projections.js'
 import { ThreadedProjections } from '../projections/threads/host.js'
-import { ReadModels } from '../projections/read-models.js'
+import { ReadModels } from './readstore/read-models.js'
 import { ProjectionRegistry } from '../projections/registry.js'
 
 export const ROLES = ['api', 'ingest', 'projector', 'scheduler'] as const

@@ -1,6 +1,5 @@
 import type { Config } from '../../src/config.js'
-import type { ProjectionStatus } from '../projection-set.js'
-import type { QuarantinedEvent } from '../quarantine.js'
+import type { ProjectionStatus, QuarantinedEvent } from '../../src/readstore/projections.js'
 
 /** What a projection thread is started with. */
 export interface ThreadData {

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify'
 import type { JsonObject } from '../eventlog/port.js'
-import type { ReadModels } from '../../projections/read-models.js'
+import type { ReadModels } from '../readstore/read-models.js'
 import type { EventLog } from '../eventlog/port.js'
 import { principalOf } from '../auth/authenticate.js'
 import { commandContext } from '../http/command-context.js'
@@ -76,7 +76,7 @@ export const keyRoutes: FastifyPluginAsync<KeyRouteDeps> = async (plain, { log, 
     const issued = await issueApiKey(log, {
       userUuid: user.uuid, scopes: body.scopes, label: body.label, scopedTeams: teams, scopedOrganizations: organizations,
     }, commandContext(request))
-    const key = await models.settled<JsonObject>(issued.position, 'personal_api_keys', issued.id)
+    const key = await models.settled(issued.position, 'personal_api_keys', issued.id)
     if (!key) throw new NotFound()
     return reply.status(201).send(keyJson(key, user.id, issued.value))
   })

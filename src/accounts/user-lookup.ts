@@ -1,5 +1,4 @@
-import type { JsonObject } from '../eventlog/port.js'
-import type { ReadModels } from '../../projections/read-models.js'
+import type { ReadModels } from '../readstore/read-models.js'
 import { basicUser } from './users.js'
 
 export type BasicUser = ReturnType<typeof basicUser>
@@ -8,7 +7,7 @@ export type BasicUser = ReturnType<typeof basicUser>
 export const basicUsers = async (models: ReadModels, uuids: Iterable<string>): Promise<Map<string, BasicUser>> => {
   const found = new Map<string, BasicUser>()
   for (const uuid of new Set(uuids)) {
-    const user = await models.get<JsonObject>('users', uuid)
+    const user = await models.get('users', uuid)
     if (user) found.set(uuid, basicUser(user))
   }
   return found

@@ -5,7 +5,7 @@ import type { EventLog, JsonObject, RecordedEvent } from '../eventlog/port.js'
 import { basicUser } from '../accounts/users.js'
 import { canonicalJson } from '../kernel/canonical-json.js'
 import { pageOf, paginated, type Paginated } from '../http/pagination.js'
-import type { ReadModels } from '../../projections/read-models.js'
+import type { ReadModels } from '../readstore/read-models.js'
 
 export interface Change {
   type: string

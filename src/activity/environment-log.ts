@@ -1,5 +1,6 @@
-import type { EventLog, JsonObject } from '../eventlog/port.js'
-import type { ReadModels } from '../../projections/read-models.js'
+import type { EventLog } from '../eventlog/port.js'
+import type { CollectionOf, ReadModelDocuments } from '../readstore/documents.js'
+import type { ReadModels } from '../readstore/read-models.js'
 import { AUDITED, type AuditedResource } from '../audit/resources.js'
 import type { Environment } from '../http/environment-scope.js'
 import { activityEntries, readWholeStream, type ActivityEntry } from './activity-log.js'
@@ -19,8 +20,8 @@ const entriesOf = async (log: EventLog, resource: AuditedResource, id: number): 
   activityEntries(resource.activity, String(id), await readWholeStream(log, resource.stream(id)))
 
 /** Ids of the environment's aggregates of one kind, deleted ones included. */
-const idsOf = async (models: ReadModels, collection: string, environmentId: number): Promise<number[]> =>
-  (await models.find<JsonObject>(collection, { where: { environment_id: environmentId } })).map((doc) => Number(doc['id']))
+const idsOf = async (models: ReadModels, collection: CollectionOf<ReadModelDocuments>, environmentId: number): Promise<number[]> =>
+  (await models.find(collection, { where: { environment_id: environmentId } })).map((doc) => Number(doc['id']))
 
 const matches = (filter: ActivityFilter, entry: LoggedEntry): boolean => {
   if (filter.scopes && !filter.scopes.includes(entry.scope)) return false
@@ -47,7 +48,7 @@ export const environmentActivityLog = async (
     if (!wanted(resource)) continue
     const ids = filter.itemId !== null ? [Number(filter.itemId)].filter(Number.isSafeInteger) : await idsOf(deps.models, resource.collection, environment.id)
     for (const id of ids) {
-      if (filter.itemId !== null && (await deps.models.get<JsonObject>(resource.collection, String(id)))?.['environment_id'] !== environment.id) continue
+      if (filter.itemId !== null && (await deps.models.get(resource.collection, String(id)))?.['environment_id'] !== environment.id) continue
       entries.push(...await entriesOf(deps.log, resource, id))
     }
   }

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify'
 import { z } from 'zod'
 import type { EventLog } from '../eventlog/port.js'
-import type { ReadModels } from '../../projections/read-models.js'
+import type { ReadModels } from '../readstore/read-models.js'
 import { IsoTime } from '../http/as-of.js'
 import { environmentOf } from '../http/environment-scope.js'
 import { pageOf, paginated } from '../http/pagination.js'

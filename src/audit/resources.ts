@@ -8,13 +8,14 @@ import { flagStream } from '../flags/events.js'
 import { subscriptionActivity } from '../subscriptions/activity.js'
 import { subscriptionStream } from '../subscriptions/events.js'
 import { surveyActivity } from '../surveys/activity.js'
+import type { CollectionOf, ReadModelDocuments } from '../readstore/documents.js'
 import { surveyStream } from '../surveys/events.js'
 
 /** A management resource whose whole history is its own stream. */
 export interface AuditedResource {
   readonly kind: 'dashboard' | 'subscription' | 'flag' | 'survey' | 'environment'
   /** The read model that holds its current state. */
-  readonly collection: string
+  readonly collection: CollectionOf<ReadModelDocuments>
   readonly stream: (id: number) => string
   // The sources differ in state and event types; callers only fold and describe.
   readonly activity: ActivitySource<any, any>

@@ -1,7 +1,7 @@
 import { comparePositions, positionToString, type EventLog, type JsonObject, type Position } from '../eventlog/port.js'
 import { canonicalJson } from '../kernel/canonical-json.js'
 import type { ReadStore } from '../readstore/port.js'
-import { checkpointName, physicalCollection, type Build } from '../../projections/names.js'
+import { checkpointName, physicalCollection, type Build } from '../readstore/names.js'
 import type { Projector } from '../../projections/projector.js'
 import { ProjectionRegistry } from '../../projections/registry.js'
 import { Replay, type ReachOptions } from '../../projections/replay.js'

@@ -4,7 +4,7 @@ import { z } from 'zod'
 import type { JsonObject } from '../eventlog/port.js'
 import { hashApiKey } from '../accounts/commands.js'
 import { AuthenticationFailed, NotAuthenticated, PermissionDenied } from '../kernel/errors.js'
-import type { ReadModels } from '../../projections/read-models.js'
+import type { ReadModels } from '../readstore/read-models.js'
 import type { EventLog } from '../eventlog/port.js'
 import { TEAM_SCOPED_ELSEWHERE } from './key-reach.js'
 import { grants } from './scopes.js'
@@ -71,7 +71,7 @@ const resolveKey = async (models: ReadModels, key: string): Promise<Principal | 
   const hash = hashApiKey(key)
   const [record] = await models.find('personal_api_keys', { where: { secure_value: hash }, limit: 1 })
   if (!record || !sameHash(record['secure_value'], hash) || record['revoked_at'] !== null) return null
-  const user = await models.get<Principal['user']>('users', String(record['user_uuid']))
+  const user = await models.get('users', String(record['user_uuid'])) as Principal['user'] | null
   // A member removed from their organization keeps the user record, but none of their keys works.
   if (!user || typeof user.organization_id !== 'string') return null
   return {

@@ -2,9 +2,10 @@ import { positionToString } from '../eventlog/port.js'
 import type { EventLog } from '../eventlog/port.js'
 import type { ReadStore } from '../readstore/port.js'
 import { allProjectors } from '../../projections/index.js'
-import { checkpointName } from '../../projections/names.js'
+import { checkpointName } from '../readstore/names.js'
 import { requestRebuild } from '../../projections/projection-set.js'
-import { quarantinedEvents, type QuarantinedEvent } from '../../projections/quarantine.js'
+import { quarantinedEvents } from '../../projections/quarantine.js'
+import type { QuarantinedEvent } from '../readstore/projections.js'
 import { ProjectionRegistry } from '../../projections/registry.js'
 
 /** What the active builds have quarantined, in log order per projection. */

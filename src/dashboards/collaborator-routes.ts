@@ -1,6 +1,5 @@
 import type { FastifyPluginAsync } from 'fastify'
 import { z } from 'zod'
-import type { JsonObject } from '../eventlog/port.js'
 import { basicUsers } from '../accounts/user-lookup.js'
 import { actorOf, commandContext } from '../http/command-context.js'
 import { parseBody } from '../http/drf.js'
@@ -50,7 +49,7 @@ export const collaboratorRoutes: FastifyPluginAsync<DashboardDeps> = async (app,
     const dashboard = await dashboardOf(request, request.params.dashboard_id)
     const actor = editableBy(dashboard, request)
     const body = parseBody(addBody, request.body)
-    const target = await models.get<JsonObject>('users', body.user_uuid)
+    const target = await models.get('users', body.user_uuid)
     const environment = await environmentOf(request, models)
     const updated = await dashboardCommand(deps, dashboard, {
       type: 'AddCollaborator', actor, organizationId: environment.organization, level: body.level, collaboratorId: randomUuid(),

@@ -1,4 +1,4 @@
-import type { ReadModels } from '../../projections/read-models.js'
+import type { ReadModels } from '../readstore/read-models.js'
 import type { Page } from '../http/pagination.js'
 import type { DashboardSummary } from './serialize.js'
 
@@ -27,7 +27,7 @@ export const listDashboards = async (
   const contains = filter.tag === null ? undefined : { tags: filter.tag }
   const [count, dashboards] = await Promise.all([
     models.count('dashboards', where, contains),
-    models.find<DashboardSummary>('dashboards', {
+    models.find('dashboards', {
       where, contains, orderBy: [['pinned', 'desc'], ['list_order', 'asc'], ['id', 'asc']], limit: page.limit, offset: page.offset, fields: SUMMARY_FIELDS,
     }),
   ])

@@ -5,7 +5,7 @@ import { randomToken } from '../kernel/ids.js'
 import { allocateId } from '../kernel/sequence.js'
 import { pickDefined } from '../kernel/pick-defined.js'
 import type { Environment } from '../http/environment-scope.js'
-import type { ReadModels } from '../../projections/read-models.js'
+import type { ReadModels } from '../readstore/read-models.js'
 import { dashboardDecider, type DashboardCommand, type TileChange } from './decider.js'
 import { dashboardStream, type DashboardFields, type Tile } from './events.js'
 import { checkRoomForTiles } from './limits.js'
@@ -23,7 +23,7 @@ export interface DashboardDeps {
 export const findDashboard = async (models: ReadModels, environment: Environment, id: string | number): Promise<Dashboard> => {
   const key = String(id)
   if (!/^\d+$/.test(key)) throw new NotFound()
-  const dashboard = await models.get<Dashboard>('dashboards', String(Number(key)))
+  const dashboard = await models.get('dashboards', String(Number(key)))
   if (!dashboard || dashboard.environment_id !== environment.id) throw new NotFound()
   return dashboard
 }
@@ -37,7 +37,7 @@ export const liveDashboard = async (models: ReadModels, environment: Environment
 /** Runs a dashboard command and answers with the read model once it reflects the command. */
 const run = async (deps: DashboardDeps, id: number, command: DashboardCommand, context: CommandContext): Promise<Dashboard> => {
   const result = await handleCommand(deps.log, dashboardDecider, dashboardStream(id), command, context)
-  const dashboard = await deps.models.settled<Dashboard>(result.position, 'dashboards', String(id))
+  const dashboard = await deps.models.settled(result.position, 'dashboards', String(id))
   if (!dashboard) throw new NotFound()
   return dashboard
 }
@@ -87,7 +87,7 @@ export const createDashboard = async (
     name: null, description: '', filters: {}, variables: {}, tags: [],
   }
   if (sourceId !== null) {
-    const source = await deps.models.get<Dashboard>('dashboards', String(sourceId))
+    const source = await deps.models.get('dashboards', String(sourceId))
     if (!source || source.environment_id !== environment.id || source.deleted) throw new ValidationFailed('Invalid value provided', 'use_dashboard')
     creationMode = 'duplicate'
     tiles = await copiedTiles(deps.log, source, input.duplicate_tiles === true, context)

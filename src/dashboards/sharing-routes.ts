@@ -7,7 +7,6 @@ import { environmentOf } from '../http/environment-scope.js'
 import { NotFound } from '../kernel/errors.js'
 import { sharedDashboard, sharingJson, usersMentioned } from './serialize.js'
 import { dashboardCommand, liveDashboard, type DashboardDeps } from './service.js'
-import type { Dashboard } from './state.js'
 
 const sharingBody = z.object({ enabled: drfBoolean })
 
@@ -37,7 +36,7 @@ export const sharingRoutes: FastifyPluginAsync<DashboardDeps> = async (app, deps
 /** The public, read-only view of a shared dashboard; 404 when sharing is off, the token unknown or the dashboard deleted. */
 export const sharedViewRoutes: FastifyPluginAsync<DashboardDeps> = async (app, { models }) => {
   const view = async (token: string) => {
-    const [dashboard] = await models.find<Dashboard>('dashboards', { where: { access_token: token }, limit: 1 })
+    const [dashboard] = await models.find('dashboards', { where: { access_token: token }, limit: 1 })
     if (!dashboard || !dashboard.sharing.enabled || dashboard.deleted) throw new NotFound()
     return { dashboard: sharedDashboard(dashboard, await basicUsers(models, usersMentioned(dashboard))) }
   }

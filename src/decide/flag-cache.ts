@@ -1,5 +1,4 @@
-import type { ReadModels } from '../../projections/read-models.js'
-import type { FlagSetVersion } from '../../projections/feature-flags.js'
+import type { ReadModels } from '../readstore/read-models.js'
 import type { FeatureFlag } from '../flags/state.js'
 import { groupTypesFor } from '../persons/read.js'
 import { compileFlags, type CompiledFlagSet } from './compile.js'
@@ -49,7 +48,7 @@ export class FlagDefinitionCache {
 
   async forEnvironment(environmentId: number): Promise<EnvironmentFlags> {
     const [version, mapping] = await Promise.all([
-      this.models.get<FlagSetVersion>('flag_set_versions', String(environmentId)),
+      this.models.get('flag_set_versions', String(environmentId)),
       groupTypeMapping(this.models, environmentId),
     ])
     const stamp = `${version?.version ?? 0}|${JSON.stringify(mapping)}`
@@ -63,7 +62,7 @@ export class FlagDefinitionCache {
   }
 
   private async load(environmentId: number, stamp: string, mapping: GroupTypeMapping): Promise<Entry> {
-    const flags = await this.models.find<FeatureFlag>('feature_flags', { where: { environment_id: environmentId, deleted: false }, orderBy: [['id', 'asc']] })
+    const flags = await this.models.find('feature_flags', { where: { environment_id: environmentId, deleted: false }, orderBy: [['id', 'asc']] })
     const definitions: FlagDefinitionSet = { flags: flags.map(flagDefinition), group_type_mapping: mapping, cohorts: {} }
     const continuityKeys = flags.filter((flag) => flag.ensure_experience_continuity).map((flag) => flag.key)
     const entry: Entry = { definitions, compiled: compileFlags(definitions), continuityKeys, stamp }

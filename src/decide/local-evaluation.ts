@@ -5,9 +5,8 @@ import type { JsonObject } from '../eventlog/port.js'
 import { principalOf } from '../auth/authenticate.js'
 import { checkKeyReachesEnvironment } from '../auth/key-reach.js'
 import { PermissionDenied, NotFound } from '../kernel/errors.js'
-import type { Environment } from '../http/environment-scope.js'
 import type { ZodTypeProvider } from '../http/zod.js'
-import type { ReadModels } from '../../projections/read-models.js'
+import type { ReadModels } from '../readstore/read-models.js'
 import { FlagDefinitionCache } from './flag-cache.js'
 
 const Query = z.looseObject({ token: z.string().max(200).optional(), send_cohorts: z.string().optional() })
@@ -32,8 +31,8 @@ export const localEvaluationRoutes: FastifyPluginAsync<{ models: ReadModels }> =
   const definitionsFor = async (request: FastifyRequest, token: string | undefined) => {
     const { user } = principalOf(request)
     const [environment] = token !== undefined && token !== ''
-      ? await models.find<Environment>('environments', { where: { api_token: token }, limit: 1 })
-      : await models.find<Environment>('environments', { where: { organization: user.organization_id }, orderBy: [['id', 'asc']], limit: 1 })
+      ? await models.find('environments', { where: { api_token: token }, limit: 1 })
+      : await models.find('environments', { where: { organization: user.organization_id }, orderBy: [['id', 'asc']], limit: 1 })
     if (!environment) throw new NotFound('Project not found.')
     checkKeyReachesEnvironment(principalOf(request), environment)
     if (environment.organization !== user.organization_id) throw new PermissionDenied("You don't have access to the project.")

@@ -11,7 +11,7 @@ import { TokenResolver } from '../ingestion/environments.js'
 import { useRawBodies } from '../ingestion/routes.js'
 import { CaptureError } from '../ingestion/errors.js'
 import { groupPropertiesFor, personPropertiesFor } from '../persons/read.js'
-import type { ReadModels } from '../../projections/read-models.js'
+import type { ReadModels } from '../readstore/read-models.js'
 import { clientIp } from '../http/client-ip.js'
 import { decideConfig, type DecideConfig, type DecideSettings } from './decide-config.js'
 import { evaluateFlags, mergeProperties } from './evaluate.js'
@@ -70,7 +70,7 @@ export const decideRoutes: FastifyPluginAsync<DecideDeps> = async (app, deps) =>
   const configOf = async (environmentId: number): Promise<DecideConfig> => {
     const cached = configs.get(environmentId)
     if (cached && cached.until > Date.now()) return cached.config
-    const environment = await models.get<JsonObject>('environments', String(environmentId))
+    const environment = await models.get('environments', String(environmentId))
     const config = decideConfig((environment?.['settings'] ?? {}) as DecideSettings)
     configs.set(environmentId, { config, until: Date.now() + 1000 })
     return config

@@ -1,8 +1,7 @@
-import type { Dashboard } from '../dashboards/state.js'
 import type { EventLog, JsonObject } from '../eventlog/port.js'
 import { handleCommand, type CommandContext, type CommandResult } from '../kernel/handle-command.js'
 import { newEventId } from '../kernel/ids.js'
-import type { ReadModels } from '../../projections/read-models.js'
+import type { ReadModels } from '../readstore/read-models.js'
 import type { AttemptOutcome } from '../subscriptions/delivery-decider.js'
 import { subscriptionDecider, type SubscriptionCommand } from '../subscriptions/decider.js'
 import { subscriptionStream, type DeliveryTarget, type SubscriptionEvent } from '../subscriptions/events.js'
@@ -32,7 +31,7 @@ export const reportFor = async (
   deps: DeliveryDeps, subscription: Subscription, occurrence: string | null, sentAt: Date,
 ): Promise<Report | { refused: string }> => {
   if (subscription.dashboard === null) return { refused: 'the subscription names no dashboard' }
-  const dashboard = await deps.models.get<Dashboard>('dashboards', String(subscription.dashboard))
+  const dashboard = await deps.models.get('dashboards', String(subscription.dashboard))
   if (!dashboard || dashboard.deleted || dashboard.environment_id !== subscription.environment_id) {
     return { refused: `dashboard ${subscription.dashboard} no longer exists` }
   }
@@ -45,7 +44,7 @@ export const attemptDelivery = async (
 ): Promise<{ outcome: AttemptOutcome; target: DeliveryTarget }> => {
   const report = await reportFor(deps, subscription, occurrence, deps.clock())
   if ('refused' in report) return { outcome: { status: 'refused', reason: report.refused }, target: deliveryTarget(subscription) }
-  const environment = await deps.models.get<JsonObject>('environments', String(subscription.environment_id))
+  const environment = await deps.models.get('environments', String(subscription.environment_id))
   const settings = (environment?.['settings'] ?? {}) as JsonObject
   const slackWebhook = typeof settings['slack_incoming_webhook'] === 'string' ? settings['slack_incoming_webhook'] : null
   const webhookSecret = subscription.target_type === 'webhook' ? await webhookSecretOf(deps.log, subscription.environment_id, context) : ''

@@ -1,4 +1,4 @@
-import type { DeliveryRecord } from '../../projections/subscription-deliveries.js'
+import type { DeliveryRecord } from '../subscriptions/delivery-record.js'
 import { apiTime } from '../http/timestamps.js'
 
 /** One entry of a subscription's delivery history. */

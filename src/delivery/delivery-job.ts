@@ -41,7 +41,7 @@ const sendInvites = async (deps: DeliveryJobDeps, subscription: Subscription, no
 
 /** One pass of the scheduler over every subscription: due occurrences, retries, interrupted attempts, invites. */
 export const runDeliveries = async (deps: DeliveryJobDeps, now: Date): Promise<void> => {
-  const subscriptions = await deps.models.find<Subscription>('subscriptions', { where: { deleted: false }, orderBy: [['id', 'asc']] })
+  const subscriptions = await deps.models.find('subscriptions', { where: { deleted: false }, orderBy: [['id', 'asc']] })
   for (const subscription of subscriptions) {
     await serveSubscription(deps, subscription, now).catch((error: unknown) =>
       deps.channels.log({ subscription: subscription.id, err: error }, 'subscription delivery could not run; it is tried again on the next pass'))

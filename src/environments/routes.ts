@@ -65,7 +65,7 @@ const visibleEnvironment = async (request: FastifyRequest, deps: EnvironmentDeps
 const environmentInProject = async (request: FastifyRequest, deps: EnvironmentDeps): Promise<Environment> => {
   const project = await projectOf(request, deps, () => new PermissionDenied("You don't have access to the project."))
   const raw = paramOf(request, 'environment_id')
-  const environment = /^\d+$/.test(raw) ? await deps.models.get<Environment>('environments', String(Number(raw))) : null
+  const environment = /^\d+$/.test(raw) ? await deps.models.get('environments', String(Number(raw))) : null
   if (!environment || environment.project_id !== Number(project['id'])) throw new NotFound()
   checkKeyReachesEnvironment(principalOf(request), environment)
   return environment
@@ -80,7 +80,7 @@ const environmentAsOf = async (deps: EnvironmentDeps, environment: Environment, 
 
 const listed = async (request: FastifyRequest, deps: EnvironmentDeps, where: Record<string, string | number>) => {
   const page = pageOf(request.query)
-  const all = await deps.models.find<Environment>('environments', { where, orderBy: [['id', 'asc']] })
+  const all = await deps.models.find('environments', { where, orderBy: [['id', 'asc']] })
   return paginated(request, page, all.length, all.slice(page.offset, page.offset + page.limit).map(environmentBasic))
 }
 
@@ -106,7 +106,7 @@ export const environmentRoutes: FastifyPluginAsync<EnvironmentDeps> = async (app
     const projects = reachable ? await deps.models.find('projects', { where: { organization_id: user.organization_id }, orderBy: [['id', 'asc']] }) : []
     const results = []
     for (const project of projects.slice(page.offset, page.offset + page.limit)) {
-      const primary = await deps.models.get<Environment>('environments', String(project['id']))
+      const primary = await deps.models.get('environments', String(project['id']))
       if (primary) results.push({ ...environmentBasic(primary), name: project['name'] })
     }
     return paginated(request, page, projects.length, results)
@@ -114,7 +114,7 @@ export const environmentRoutes: FastifyPluginAsync<EnvironmentDeps> = async (app
 
   app.get('/api/projects/:project_id/', { config: READ, schema: { params: ProjectOnly } }, async (request) => {
     const project = await projectOf(request, deps, () => new PermissionDenied("You don't have access to the project."))
-    const primary = await deps.models.get<Environment>('environments', String(project['id']))
+    const primary = await deps.models.get('environments', String(project['id']))
     if (!primary) throw new NotFound('Project not found.')
     return { ...detail(request, primary), name: project['name'] }
   })

@@ -5,7 +5,7 @@ import { handleCommand, type CommandContext } from '../kernel/handle-command.js'
 import { randomToken, randomUuid } from '../kernel/ids.js'
 import { allocateId } from '../kernel/sequence.js'
 import type { Environment } from '../http/environment-scope.js'
-import type { ReadModels } from '../../projections/read-models.js'
+import type { ReadModels } from '../readstore/read-models.js'
 import { environmentDecider, type EnvironmentCommand } from './decider.js'
 import { checkEnvironmentLimit, type CountedEnvironment } from './limits.js'
 import { projectEnvironmentsDecider } from './project-decider.js'
@@ -16,16 +16,16 @@ export interface EnvironmentDeps {
 }
 
 const settled = async (deps: EnvironmentDeps, id: number, position: Parameters<ReadModels['waitFor']>[0] | null): Promise<Environment> => {
-  const environment = await deps.models.settled<Environment>(position, 'environments', String(id))
+  const environment = await deps.models.settled(position, 'environments', String(id))
   if (!environment) throw new NotFound()
   return environment
 }
 
 /** The organization's environments as the limits count them, read without their settings. */
 const countedEnvironments = async (models: ReadModels, organizationId: string): Promise<CountedEnvironment[]> => {
-  const rows = await models.find<Environment & { settings?: { is_demo?: unknown } }>('environments', {
+  const rows = await models.find('environments', {
     where: { organization: organizationId }, fields: ['id', 'project_id', 'settings.is_demo'],
-  })
+  }) as (Environment & { settings?: { is_demo?: unknown } })[]
   return rows.map((row) => ({ id: row.id, projectId: row.project_id, demo: row.settings?.is_demo === true }))
 }
 

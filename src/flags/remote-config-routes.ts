@@ -5,7 +5,6 @@ import { checkKeyReachesEnvironment } from '../auth/key-reach.js'
 import { environmentOf, type Environment } from '../http/environment-scope.js'
 import type { ZodTypeProvider } from '../http/zod.js'
 import type { FlagDeps } from './service.js'
-import type { FeatureFlag } from './state.js'
 
 const Params = z.object({ project_id: z.string().max(200), id: z.string().min(1).max(400) })
 const Query = z.looseObject({ token: z.string().max(200).optional() })
@@ -19,7 +18,7 @@ const Query = z.looseObject({ token: z.string().max(200).optional() })
 export const remoteConfigRoutes: FastifyPluginAsync<FlagDeps> = async (app, { models }) => {
   const environmentFor = async (request: Parameters<typeof environmentOf>[0], token: string | undefined): Promise<Environment | null> => {
     if (token === undefined || token === '') return environmentOf(request, models)
-    const [environment] = await models.find<Environment>('environments', { where: { api_token: token }, limit: 1 })
+    const [environment] = await models.find('environments', { where: { api_token: token }, limit: 1 })
     if (environment) checkKeyReachesEnvironment(principalOf(request), environment)
     return environment && environment.organization === principalOf(request).user.organization_id ? environment : null
   }
@@ -32,8 +31,8 @@ export const remoteConfigRoutes: FastifyPluginAsync<FlagDeps> = async (app, { mo
     if (!environment) return reply.status(404).send()
     const { id } = request.params
     const [flag] = /^\d+$/.test(id)
-      ? [await models.get<FeatureFlag>('feature_flags', String(Number(id)))]
-      : await models.find<FeatureFlag>('feature_flags', { where: { environment_id: environment.id, key: id, deleted: false }, limit: 1 })
+      ? [await models.get('feature_flags', String(Number(id)))]
+      : await models.find('feature_flags', { where: { environment_id: environment.id, key: id, deleted: false }, limit: 1 })
     if (!flag || flag.environment_id !== environment.id || flag.deleted || flag.is_remote_configuration !== true) return reply.status(404).send()
     const payloads = (flag.filters['payloads'] ?? {}) as Record<string, unknown>
     return reply.header('content-type', 'application/json; charset=utf-8').send(JSON.stringify(payloads['true'] ?? null))

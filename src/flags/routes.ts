@@ -37,7 +37,7 @@ export const flagRoutes: FastifyPluginAsync<FlagDeps> = async (plain, deps) => {
   app.get('/feature_flags/', { config: READ, schema: { params: ScopedParams, querystring: queryOf('search', 'active') } }, async (request) => {
     const environment = await environmentOf(request, models)
     const { query } = request
-    const all = await models.find<FeatureFlag>('feature_flags', { where: { environment_id: environment.id, deleted: false }, orderBy: [['id', 'desc']] })
+    const all = await models.find('feature_flags', { where: { environment_id: environment.id, deleted: false }, orderBy: [['id', 'desc']] })
     const search = query.search?.toLowerCase()
     const listed = all
       .filter((f) => query.active === undefined || String(f.active) === query.active)

@@ -3,7 +3,7 @@ import { NotFound } from '../kernel/errors.js'
 import { handleCommand, readAggregate, type CommandContext } from '../kernel/handle-command.js'
 import { allocateId } from '../kernel/sequence.js'
 import type { Environment } from '../http/environment-scope.js'
-import type { ReadModels } from '../../projections/read-models.js'
+import type { ReadModels } from '../readstore/read-models.js'
 import { flagDecider, flagKeyDecider, type FlagCommand } from './decider.js'
 import { flagKeyStream, flagStream, type FeatureFlagEvent, type FlagFields, type FlagKeyEvent } from './events.js'
 import { evolveFlag, type FeatureFlag } from './state.js'
@@ -15,7 +15,7 @@ export interface FlagDeps {
 
 /** A flag of this environment, deleted or not; anything else is 404. */
 export const findFlag = async (models: ReadModels, environment: Environment, id: string): Promise<FeatureFlag> => {
-  const flag = /^\d+$/.test(id) ? await models.get<FeatureFlag>('feature_flags', String(Number(id))) : null
+  const flag = /^\d+$/.test(id) ? await models.get('feature_flags', String(Number(id))) : null
   if (!flag || flag.environment_id !== environment.id) throw new NotFound()
   return flag
 }
@@ -40,7 +40,7 @@ const releaseKey = (log: EventLog, environmentId: number, key: string, flagId: n
 
 const run = async (deps: FlagDeps, id: number, command: FlagCommand, context: CommandContext): Promise<FeatureFlag> => {
   const result = await handleCommand(deps.log, flagDecider, flagStream(id), command, context)
-  const flag = await deps.models.settled<FeatureFlag>(result.position, 'feature_flags', String(id))
+  const flag = await deps.models.settled(result.position, 'feature_flags', String(id))
   if (!flag) throw new NotFound()
   return flag
 }

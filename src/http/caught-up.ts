@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import { ReadModelsCatchingUp } from '../kernel/errors.js'
-import type { Projections } from '../../projections/projection-set.js'
+import type { Projections } from '../readstore/projections.js'
 
 /** How long a read waits for the read models to catch up before it is refused. */
 export const CATCH_UP_WAIT_MS = 2000

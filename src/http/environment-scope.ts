@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import type { JsonObject } from '../eventlog/port.js'
 import { NotFound, PermissionDenied } from '../kernel/errors.js'
-import type { ReadModels } from '../../projections/read-models.js'
+import type { ReadModels } from '../readstore/read-models.js'
 import { principalOf } from '../auth/authenticate.js'
 import { checkKeyReachesEnvironment } from '../auth/key-reach.js'
 import { ScopedParams } from './zod.js'
@@ -28,13 +28,13 @@ export const environmentOf = async (request: FastifyRequest, models: ReadModels)
   const parsed = ScopedParams.safeParse(request.params)
   const raw = parsed.success ? parsed.data.project_id : ''
   if (raw === '@current') {
-    const [first] = await models.find<Environment>('environments', { where: { organization: user.organization_id }, orderBy: [['id', 'asc']], limit: 1 })
+    const [first] = await models.find('environments', { where: { organization: user.organization_id }, orderBy: [['id', 'asc']], limit: 1 })
     if (!first) throw new NotFound('Project not found.')
     checkKeyReachesEnvironment(principal, first)
     return first
   }
   if (!/^\d+$/.test(raw)) throw new NotFound('Project not found.')
-  const environment = await models.get<Environment>('environments', String(Number(raw)))
+  const environment = await models.get('environments', String(Number(raw)))
   if (!environment) throw new NotFound('Project not found.')
   checkKeyReachesEnvironment(principal, environment)
   if (environment.organization !== user.organization_id) throw new PermissionDenied("You don't have access to the project.")

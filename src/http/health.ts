@@ -1,8 +1,8 @@
 import type { FastifyPluginAsync } from 'fastify'
 import type { EventLog, Position } from '../eventlog/port.js'
-import { lagBehind } from '../../projections/names.js'
+import { lagBehind } from '../readstore/names.js'
 import type { ReadStore } from '../readstore/port.js'
-import type { Projections, ProjectionStatus } from '../../projections/projection-set.js'
+import type { Projections, ProjectionStatus } from '../readstore/projections.js'
 import type { StoreFaults } from './store-faults.js'
 
 export interface HealthDeps {

@@ -1,6 +1,6 @@
 import type { EventLog } from '../eventlog/port.js'
 import { positionToString } from '../eventlog/port.js'
-import type { ReadModels } from '../../projections/read-models.js'
+import type { ReadModels } from '../readstore/read-models.js'
 
 export interface TokenResolverOptions {
   /** How long a known token's environment is remembered (a reset token stops working after it). Default 5 s. */

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import type { EventLog } from '../eventlog/port.js'
-import type { ReadModels } from '../../projections/read-models.js'
+import type { ReadModels } from '../readstore/read-models.js'
 import type { z } from 'zod'
 import { clientIp } from '../http/client-ip.js'
 import { queryOf } from '../http/zod.js'

@@ -1,5 +1,4 @@
 import type { FastifyPluginAsync } from 'fastify'
-import type { JsonObject } from '../eventlog/port.js'
 import { basicUsers } from '../accounts/user-lookup.js'
 import { normalEmail } from '../accounts/user-accounts.js'
 import { actorOf, commandContext } from '../http/command-context.js'
@@ -65,7 +64,7 @@ export const inviteRoutes: FastifyPluginAsync<OrganizationDeps> = async (plain, 
         emailingAttemptMade: mailer !== undefined,
       },
     }, context)
-    const invite = (await models.get<JsonObject>('invites', inviteId))!
+    const invite = (await models.get('invites', inviteId))!
     const inviter = await basicUsers(models, [actor.uuid])
     if (mailer) {
       const from = inviter.get(actor.uuid)

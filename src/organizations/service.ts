@@ -6,7 +6,7 @@ import { checkKeyReachesOrganization } from '../auth/key-reach.js'
 import { organizationStream } from '../accounts/events.js'
 import { NotFound, PermissionDenied } from '../kernel/errors.js'
 import { handleCommand, type CommandContext } from '../kernel/handle-command.js'
-import type { ReadModels } from '../../projections/read-models.js'
+import type { ReadModels } from '../readstore/read-models.js'
 import { organizationDecider, type OrganizationCommand } from './decider.js'
 
 export interface OrganizationDeps {
@@ -28,7 +28,7 @@ export const organizationOf = async (request: FastifyRequest, models: ReadModels
   const id = raw === '@current' ? principal.user.organization_id : raw
   if (!UUID.test(id)) throw new NotFound()
   checkKeyReachesOrganization(principal, id.toLowerCase())
-  const organization = await models.get<JsonObject & { id: string }>('organizations', id.toLowerCase())
+  const organization = await models.get('organizations', id.toLowerCase()) as (JsonObject & { id: string }) | null
   if (!organization) throw new NotFound()
   if (organization.id !== principal.user.organization_id) {
     if (nested) throw new PermissionDenied('You do not have permission to perform this action.')

@@ -1,15 +1,15 @@
 import type { JsonObject } from '../eventlog/port.js'
-import type { ReadModels } from '../../projections/read-models.js'
-import { groupKey, type GroupRecord, type GroupType, type GroupTypeMapping } from './groups.js'
-import { distinctIdKey, personKey, type DistinctIdRecord, type PersonRecord } from './records.js'
+import type { ReadModels } from '../readstore/read-models.js'
+import { groupKey, type GroupRecord, type GroupType } from '../groups/groups.js'
+import { distinctIdKey, personKey, type PersonRecord } from './records.js'
 
 /** The person a distinct id belongs to; null when it has none (never seen, or seen only without person processing). */
 export const personForDistinctId = async (
   models: ReadModels, environmentId: number, distinctId: string,
 ): Promise<PersonRecord | null> => {
-  const mapping = await models.get<DistinctIdRecord>('person_distinct_ids', distinctIdKey(environmentId, distinctId))
+  const mapping = await models.get('person_distinct_ids', distinctIdKey(environmentId, distinctId))
   if (!mapping?.person_id) return null
-  return models.get<PersonRecord>('persons', personKey(environmentId, mapping.person_id))
+  return models.get('persons', personKey(environmentId, mapping.person_id))
 }
 
 /** The stored properties of a distinct id's person, or null when it has no person. */
@@ -19,14 +19,14 @@ export const personPropertiesFor = async (
 
 /** The environment's group types, ordered by index (0–4). */
 export const groupTypesFor = async (models: ReadModels, environmentId: number): Promise<GroupType[]> =>
-  (await models.get<GroupTypeMapping>('group_type_mappings', String(environmentId)))?.types ?? []
+  (await models.get('group_type_mappings', String(environmentId)))?.types ?? []
 
 /** The index of a named group type, or null when the environment has not seen it. */
 export const groupTypeIndexFor = async (models: ReadModels, environmentId: number, groupType: string): Promise<number | null> =>
   (await groupTypesFor(models, environmentId)).find((type) => type.group_type === groupType)?.group_type_index ?? null
 
 export const groupFor = (models: ReadModels, environmentId: number, groupTypeIndex: number, key: string): Promise<GroupRecord | null> =>
-  models.get<GroupRecord>('groups', groupKey(environmentId, groupTypeIndex, key))
+  models.get('groups', groupKey(environmentId, groupTypeIndex, key))
 
 /** A group's properties, or null when the group does not exist. */
 export const groupPropertiesFor = async (

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsync } from 'fastify'
-import type { ReadModels } from '../../projections/read-models.js'
+import type { ReadModels } from '../readstore/read-models.js'
 import { environmentOf } from '../http/environment-scope.js'
 import { pageOf, paginated } from '../http/pagination.js'
 import { queryOf, ScopedIdParams, ScopedParams, type ZodTypeProvider } from '../http/zod.js'
@@ -34,7 +34,7 @@ export const personRoutes: FastifyPluginAsync<PersonRouteDeps> = async (plain, {
     const where = { environment_id: environment.id, ...(email !== null ? { 'properties.email': email } : {}) }
     const [count, persons] = await Promise.all([
       models.count('persons', where),
-      models.find<PersonRecord>('persons', { where, orderBy: [['created_at', 'desc'], ['id', 'desc']], limit: page.limit, offset: page.offset }),
+      models.find('persons', { where, orderBy: [['created_at', 'desc'], ['id', 'desc']], limit: page.limit, offset: page.offset }),
     ])
     return paginated(request, page, count, persons.map(personShape))
   })
@@ -44,9 +44,9 @@ export const personRoutes: FastifyPluginAsync<PersonRouteDeps> = async (plain, {
     const { id } = request.params
     let person: PersonRecord | null = null
     if (UUID.test(id)) {
-      person = await models.get<PersonRecord>('persons', personKey(environment.id, formatUuid(id)))
+      person = await models.get('persons', personKey(environment.id, formatUuid(id)))
     } else if (/^\d+$/.test(id)) {
-      ;[person = null] = await models.find<PersonRecord>('persons', { where: { environment_id: environment.id, id: Number(id) }, limit: 1 })
+      ;[person = null] = await models.find('persons', { where: { environment_id: environment.id, id: Number(id) }, limit: 1 })
     } else {
       throw new ValidationFailed(
         `The ID provided does not look like a personID. If you are using a distinctId, please use /persons?distinct_id=${id} instead.`,

@@ -2,14 +2,12 @@ import type { FastifyPluginAsync } from 'fastify'
 import { z } from 'zod'
 import type { EventLog } from '../eventlog/port.js'
 import type { DecideSettings } from '../decide/decide-config.js'
-import type { Environment } from '../http/environment-scope.js'
 import type { ZodTypeProvider } from '../http/zod.js'
 import { answerPreflight } from '../ingestion/cors.js'
 import { TokenResolver } from '../ingestion/environments.js'
 import { DomainError, NotFound } from '../kernel/errors.js'
-import type { FeatureFlag } from '../flags/state.js'
-import { isRunning, type Survey } from '../surveys/state.js'
-import type { ReadModels } from '../../projections/read-models.js'
+import { isRunning } from '../surveys/state.js'
+import type { ReadModels } from '../readstore/read-models.js'
 import { remoteConfig, remoteConfigScript, type RemoteConfig } from './config.js'
 
 export interface RemoteConfigDeps {
@@ -38,11 +36,11 @@ export const remoteConfigRoutes: FastifyPluginAsync<RemoteConfigDeps> = async (p
   const configFor = async (token: string): Promise<RemoteConfig> => {
     if (!VALID_TOKEN.test(token)) throw new DomainError(400, 'validation_error', 'invalid_token', 'Invalid token')
     const environmentId = await tokens.resolve(token)
-    const environment = environmentId === null ? null : await models.get<Environment>('environments', String(environmentId))
+    const environment = environmentId === null ? null : await models.get('environments', String(environmentId))
     if (!environment) throw new NotFound()
     const [flags, surveys] = await Promise.all([
-      models.find<FeatureFlag>('feature_flags', { where: { environment_id: environment.id, deleted: false } }),
-      models.find<Survey>('surveys', { where: { environment_id: environment.id } }),
+      models.find('feature_flags', { where: { environment_id: environment.id, deleted: false } }),
+      models.find('surveys', { where: { environment_id: environment.id } }),
     ])
     return remoteConfig(token, (environment['settings'] ?? {}) as DecideSettings, {
       hasFeatureFlags: flags.some((flag) => flag.active),

@@ -9,8 +9,7 @@ import { pageOf, paginated } from '../http/pagination.js'
 import { NotFound, ValidationFailed } from '../kernel/errors.js'
 import { handleCommand, type CommandContext } from '../kernel/handle-command.js'
 import { allocateId } from '../kernel/sequence.js'
-import type { Dashboard } from '../dashboards/state.js'
-import type { ReadModels } from '../../projections/read-models.js'
+import type { ReadModels } from '../readstore/read-models.js'
 import { subscriptionActivity } from './activity.js'
 import { subscriptionDecider, type SubscriptionCommand } from './decider.js'
 import { subscriptionStream, type SubscriptionFields } from './events.js'
@@ -24,7 +23,6 @@ import type { Channels } from '../delivery/targets.js'
 import { deliveryJson } from '../delivery/deliveries-json.js'
 import { testDelivery } from '../delivery/test-delivery.js'
 import { webhookSecretOf } from '../delivery/webhook-secret.js'
-import type { DeliveryRecord } from '../../projections/subscription-deliveries.js'
 
 export interface SubscriptionDeps {
   readonly log: EventLog
@@ -39,7 +37,7 @@ const WRITE = { scopes: ['subscription:write'] }
 const checkTarget = async (models: ReadModels, environment: Environment, fields: Pick<SubscriptionFields, 'dashboard' | 'insight'>) => {
   if (fields.dashboard === null && fields.insight === null) throw new ValidationFailed('Either dashboard or insight is required for an export.')
   if (fields.dashboard !== null) {
-    const dashboard = await models.get<Dashboard>('dashboards', String(fields.dashboard))
+    const dashboard = await models.get('dashboards', String(fields.dashboard))
     if (!dashboard || dashboard.environment_id !== environment.id || dashboard.deleted) {
       throw new ValidationFailed('This dashboard does not belong to your team.', 'dashboard')
     }
@@ -48,7 +46,7 @@ const checkTarget = async (models: ReadModels, environment: Environment, fields:
 }
 
 const findSubscription = async (models: ReadModels, environment: Environment, id: string): Promise<Subscription> => {
-  const subscription = /^\d+$/.test(id) ? await models.get<Subscription>('subscriptions', String(Number(id))) : null
+  const subscription = /^\d+$/.test(id) ? await models.get('subscriptions', String(Number(id))) : null
   if (!subscription || subscription.environment_id !== environment.id) throw new NotFound()
   return subscription
 }
@@ -60,7 +58,7 @@ export const subscriptionRoutes: FastifyPluginAsync<SubscriptionDeps> = async (a
   const respond = async (subscription: Subscription) => subscriptionJson(subscription, await basicUsers(models, [subscription.created_by]))
   const run = async (id: number, command: SubscriptionCommand, context: CommandContext): Promise<Subscription> => {
     const result = await handleCommand(deps.log, subscriptionDecider, subscriptionStream(id), command, context)
-    const subscription = await models.settled<Subscription>(result.position, 'subscriptions', String(id))
+    const subscription = await models.settled(result.position, 'subscriptions', String(id))
     if (!subscription) throw new NotFound()
     return subscription
   }
@@ -70,7 +68,7 @@ export const subscriptionRoutes: FastifyPluginAsync<SubscriptionDeps> = async (a
   }, async (request) => {
     const environment = await environmentOf(request, models)
     const { query } = request
-    const all = await models.find<Subscription>('subscriptions', { where: { environment_id: environment.id }, orderBy: [['id', 'asc']] })
+    const all = await models.find('subscriptions', { where: { environment_id: environment.id }, orderBy: [['id', 'asc']] })
     const wantDeleted = query.deleted === 'true'
     const listed = all
       .filter((s) => s.deleted === wantDeleted)
@@ -141,7 +139,7 @@ export const subscriptionRoutes: FastifyPluginAsync<SubscriptionDeps> = async (a
     if (subscription.deleted) throw new NotFound()
     const context = commandContext(request)
     const { position, id } = await testDelivery({ log: deps.log, models, ...deps.delivery, clock: () => new Date() }, subscription, context)
-    const record = await models.settled<DeliveryRecord>(position, 'subscription_deliveries', id)
+    const record = await models.settled(position, 'subscription_deliveries', id)
     if (!record) throw new NotFound()
     return deliveryJson(record)
   })
@@ -153,7 +151,7 @@ export const subscriptionRoutes: FastifyPluginAsync<SubscriptionDeps> = async (a
     const page = pageOf(request.query)
     const [count, records] = await Promise.all([
       models.count('subscription_deliveries', where),
-      models.find<DeliveryRecord>('subscription_deliveries', { where, orderBy: [['sequence', 'desc']], limit: page.offset + page.limit }),
+      models.find('subscription_deliveries', { where, orderBy: [['sequence', 'desc']], limit: page.offset + page.limit }),
     ])
     return paginated(request, page, count, records.slice(page.offset).map(deliveryJson))
   })

@@ -4,11 +4,10 @@ import type { ZodTypeProvider } from '../http/zod.js'
 import { answerPreflight } from '../ingestion/cors.js'
 import { TokenResolver } from '../ingestion/environments.js'
 import { DomainError } from '../kernel/errors.js'
-import type { ReadModels } from '../../projections/read-models.js'
+import type { ReadModels } from '../readstore/read-models.js'
 import { flagsOf } from './routes.js'
 import { PublicSurveysQuery } from './schemas.js'
 import { publicSurveyJson } from './serialize.js'
-import type { Survey } from './state.js'
 
 export interface PublicSurveyDeps {
   readonly log: EventLog
@@ -32,7 +31,7 @@ export const publicSurveyRoutes: FastifyPluginAsync<PublicSurveyDeps> = async (p
     if (token === undefined || token === '') throw new DomainError(401, 'authentication_error', 'no_api_key', NO_TOKEN)
     const environmentId = await tokens.resolve(token)
     if (environmentId === null) throw new DomainError(401, 'authentication_error', 'invalid_api_key', BAD_TOKEN)
-    const surveys = (await deps.models.find<Survey>('surveys', { where: { environment_id: environmentId }, orderBy: [['id', 'asc']] }))
+    const surveys = (await deps.models.find('surveys', { where: { environment_id: environmentId }, orderBy: [['id', 'asc']] }))
       .filter((survey) => !survey.archived)
     const [flags, environment] = await Promise.all([flagsOf(deps.models, surveys), deps.models.get('environments', String(environmentId))])
     const settings = (environment?.['settings'] ?? {}) as Record<string, unknown>

@@ -8,7 +8,7 @@ import { environmentOf, methodNotAllowed } from '../http/environment-scope.js'
 import { pageOf, paginated } from '../http/pagination.js'
 import type { ZodTypeProvider } from '../http/zod.js'
 import type { FeatureFlag } from '../flags/state.js'
-import type { ReadModels } from '../../projections/read-models.js'
+import type { ReadModels } from '../readstore/read-models.js'
 import { surveyActivity } from './activity.js'
 import { surveyStream } from './events.js'
 import { createSurveyBody, SurveyListQuery, SurveyParams, updateSurveyBody } from './schemas.js'
@@ -23,7 +23,7 @@ const ListParams = z.object({ project_id: z.string() })
 /** The flags some surveys name, read once. */
 export const flagsOf = async (models: ReadModels, surveys: readonly Survey[]): Promise<SurveyFlags> => {
   const ids = new Set(surveys.flatMap((s) => [s.linked_flag_id, s.targeting_flag_id, s.internal_targeting_flag_id]).filter((id): id is number => id !== null))
-  const flags = await Promise.all([...ids].map((id) => models.get<FeatureFlag>('feature_flags', String(id))))
+  const flags = await Promise.all([...ids].map((id) => models.get('feature_flags', String(id))))
   return new Map(flags.filter((flag): flag is FeatureFlag => flag !== null).map((flag) => [flag.id, flag]))
 }
 
@@ -39,7 +39,7 @@ export const surveyRoutes: FastifyPluginAsync<SurveyDeps> = async (plain, deps) 
     const environment = await environmentOf(request, models)
     const search = request.query.search?.toLowerCase()
     const archived = request.query.archived
-    const listed = (await models.find<Survey>('surveys', { where: { environment_id: environment.id }, orderBy: [['id', 'desc']] }))
+    const listed = (await models.find('surveys', { where: { environment_id: environment.id }, orderBy: [['id', 'desc']] }))
       .filter((s) => archived === undefined || String(s.archived) === archived)
       .filter((s) => search === undefined || s.name.toLowerCase().includes(search))
     const page = pageOf(request.query)

@@ -14,7 +14,7 @@ export type SurveyDeps = FlagDeps
 
 /** A survey of this environment; anything else is 404. */
 export const findSurvey = async (deps: SurveyDeps, environment: Environment, id: string): Promise<Survey> => {
-  const survey = /^\d+$/.test(id) ? await deps.models.get<Survey>('surveys', String(Number(id))) : null
+  const survey = /^\d+$/.test(id) ? await deps.models.get('surveys', String(Number(id))) : null
   if (!survey || survey.environment_id !== environment.id) throw new NotFound()
   return survey
 }
@@ -32,7 +32,7 @@ const checkLinkedFlag = async (deps: SurveyDeps, environment: Environment, id: n
 
 const run = async (deps: SurveyDeps, id: number, command: SurveyCommand, context: CommandContext): Promise<Survey> => {
   const result = await handleCommand(deps.log, surveyDecider, surveyStream(id), command, context)
-  const survey = await deps.models.settled<Survey>(result.position, 'surveys', String(id))
+  const survey = await deps.models.settled(result.position, 'surveys', String(id))
   if (!survey) throw new NotFound()
   return survey
 }

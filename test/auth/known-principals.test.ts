@@ -12,7 +12,7 @@ t.test('a known key is served from memory until the key read models move, and a 
   t.ok(await w.models.waitFor((await w.log.headPosition())!, ['personal_api_keys', 'users']), 'the key is projected')
   let keyReads = 0
   const find = w.models.find.bind(w.models)
-  w.models.find = (async (collection: string, query?: Parameters<typeof find>[1]) => {
+  w.models.find = (async (collection: Parameters<typeof find>[0], query?: Parameters<typeof find>[1]) => {
     if (collection === 'personal_api_keys') keyReads++
     return find(collection, query)
   }) as typeof w.models.find
@@ -33,7 +33,7 @@ t.test('an unknown key is never remembered: each try reads the read model again'
   const w = await world(t)
   let keyReads = 0
   const find = w.models.find.bind(w.models)
-  w.models.find = (async (collection: string, query?: Parameters<typeof find>[1]) => {
+  w.models.find = (async (collection: Parameters<typeof find>[0], query?: Parameters<typeof find>[1]) => {
     if (collection === 'personal_api_keys') keyReads++
     return find(collection, query)
   }) as typeof w.models.find

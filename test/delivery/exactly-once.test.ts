@@ -8,7 +8,7 @@ import { runSubscriptionCommand, schedulerContext } from '../../src/delivery/del
 import { openStorage } from '../../src/storage.js'
 import { allProjectors } from '../../projections/index.js'
 import { ProjectionSet } from '../../projections/projection-set.js'
-import { ReadModels } from '../../projections/read-models.js'
+import { ReadModels } from '../../src/readstore/read-models.js'
 import { ProjectionRegistry } from '../../projections/registry.js'
 import { client } from '../support/client.js'
 import { collect } from '../support/collect.js'

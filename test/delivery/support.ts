@@ -2,7 +2,6 @@ import type { Test } from 'tap'
 import { deliveryChannels } from '../../src/delivery/channels.js'
 import { runDeliveries, type DeliveryJobDeps } from '../../src/delivery/delivery-job.js'
 import type { Mailer } from '../../src/mail/mailer.js'
-import type { Subscription } from '../../src/subscriptions/state.js'
 import { client } from '../support/client.js'
 import { world } from '../support/world.js'
 
@@ -40,7 +39,7 @@ export const deliveryWorld = async (t: Test, options: { mailer?: Mailer; timeout
     if (created.status !== 201) throw new Error(`subscription not created: ${created.raw}`)
     return created.body.id
   }
-  const subscription = async (id: number) => (await w.models.get<Subscription>('subscriptions', String(id)))!
+  const subscription = async (id: number) => (await w.models.get('subscriptions', String(id)))!
   return { ...w, api, base, clock, deps, channels, settle, runAt, dashboard, subscribe, subscription, warnings, environmentId }
 }
 

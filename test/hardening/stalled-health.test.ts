@@ -6,7 +6,7 @@ import type { ReadStore } from '../../src/readstore/port.js'
 import { SqliteReadStore } from '../../src/readstore/sqlite.js'
 import { ProjectionSet } from '../../projections/projection-set.js'
 import type { Projector } from '../../projections/projector.js'
-import { ReadModels } from '../../projections/read-models.js'
+import { ReadModels } from '../../src/readstore/read-models.js'
 import { ProjectionRegistry } from '../../projections/registry.js'
 
 const noted: Projector = { name: 'noted', version: 1, collections: ['notes'], handles: ['Noted'], apply(view, e) { view.put('notes', e.id, { id: e.id }) } }

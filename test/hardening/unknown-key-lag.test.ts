@@ -6,7 +6,7 @@ import type { ReadStore } from '../../src/readstore/port.js'
 import { SqliteReadStore } from '../../src/readstore/sqlite.js'
 import { allProjectors } from '../../projections/index.js'
 import { ProjectionSet } from '../../projections/projection-set.js'
-import { ReadModels } from '../../projections/read-models.js'
+import { ReadModels } from '../../src/readstore/read-models.js'
 import { ProjectionRegistry } from '../../projections/registry.js'
 import { context } from '../support/world.js'
 

@@ -6,7 +6,7 @@ import { SqliteReadStore } from '../../src/readstore/sqlite.js'
 import { collect } from '../support/collect.js'
 import { ingestWorld } from './support/ingest-world.js'
 import { capturedRecords } from './support/log.js'
-import { tally, type BatchDoc, type OrderDoc } from './support/tally.js'
+import { tally, type TallyDocuments } from './support/tally.js'
 
 const BATCHES = 10
 const PER_BATCH = 10_000
@@ -25,15 +25,15 @@ t.test('100,000 events migrated in batches keep their order exactly and are neve
   const log = new SqliteEventLog({ path: ':memory:' })
   const store = new SqliteReadStore({ path: ':memory:' })
   t.teardown(async () => { await log.close(); await store.close() })
-  const { app, models, installation } = await ingestWorld(t, log, store, [tally])
+  const { app, models, installation } = await ingestWorld<TallyDocuments>(t, log, store, [tally])
 
   const seen: number[] = []
   let importing = true
   const watcher = (async () => {
     while (importing) {
-      const batches = await models.find<BatchDoc>('tally_batches')
+      const batches = await models.find('tally_batches')
       for (const doc of batches) seen.push(doc.count)
-      const order = await models.get<OrderDoc>('tally_order', String(installation.environment_id))
+      const order = await models.get('tally_order', String(installation.environment_id))
       if (order) seen.push(order.count % PER_BATCH === 0 ? PER_BATCH : -order.count)
       await new Promise((resolve) => setTimeout(resolve, 2))
     }
@@ -50,7 +50,7 @@ t.test('100,000 events migrated in batches keep their order exactly and are neve
   importing = false
   await watcher
 
-  t.same(await models.get<OrderDoc>('tally_order', String(installation.environment_id)),
+  t.same(await models.get('tally_order', String(installation.environment_id)),
     { id: String(installation.environment_id), count: BATCHES * PER_BATCH, lastSeq: BATCHES * PER_BATCH - 1, outOfOrder: 0 }, 'every event, in order')
   t.ok(seen.length > 0, `the read model was checked ${seen.length} times while importing`)
   t.same(seen.filter((count) => count !== 0 && count !== PER_BATCH), [], 'no batch was ever seen in part')

@@ -3,11 +3,11 @@ import { join } from 'node:path'
 import { SqliteEventLog } from '../../src/eventlog/sqlite.js'
 import { SqliteReadStore } from '../../src/readstore/sqlite.js'
 import { ProjectionSet } from '../../projections/projection-set.js'
-import { ReadModels } from '../../projections/read-models.js'
+import { ReadModels } from '../../src/readstore/read-models.js'
 import { ProjectionRegistry } from '../../projections/registry.js'
 import { exited, runCli, startServer } from '../support/cli.js'
 import { tempDir } from '../support/temp.js'
-import { tally, type BatchDoc } from './support/tally.js'
+import { tally, type TallyDocuments } from './support/tally.js'
 
 const PER_BATCH = 5_000
 
@@ -62,10 +62,10 @@ t.test('kill -9 during a migration: each batch is visible whole or not at all, a
   const projections = new ProjectionSet({ log, store, registry, projectors: [tally] })
   await projections.start()
   t.teardown(async () => { await projections.stop(); await log.close(); await store.close() })
-  const models = new ReadModels({ store, registry, projectors: [tally], projections })
+  const models = new ReadModels<TallyDocuments>({ store, registry, projectors: [tally], projections })
   t.ok(await models.waitFor((await log.headPosition())!, ['tally_batches'], 30_000))
 
-  const visible = new Map((await models.find<BatchDoc>('tally_batches')).map((doc) => [doc.id, doc.count]))
+  const visible = new Map((await models.find('tally_batches')).map((doc) => [doc.id, doc.count]))
   t.same([...visible.values()].filter((count) => count !== PER_BATCH), [], 'no batch is visible in part')
   t.same(acknowledged.filter((batch) => visible.get(batch) !== PER_BATCH), [], 'every acknowledged batch is visible whole')
   t.equal(visible.get('after-restart'), PER_BATCH)

@@ -1,6 +1,6 @@
 import t from 'tap'
 import { TokenResolver } from '../../src/ingestion/environments.js'
-import type { ReadModels } from '../../projections/read-models.js'
+import type { ReadModels } from '../../src/readstore/read-models.js'
 import { world } from '../support/world.js'
 
 t.test('a token first missing is looked up again after the wait for projections, even when that wait ran out', async (t) => {

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { elementsChainOf, parseElementsChain } from '../../src/persons/elements.js'
+import { elementsChainOf, parseElementsChain } from '../../src/events/elements.js'
 
 t.test('posthog-js elements become PostHog\'s chain notation', async (t) => {
   const chain = elementsChainOf({

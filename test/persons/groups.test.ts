@@ -1,7 +1,7 @@
 import t from 'tap'
 import {
   emptyMapping, groupEffectsOf, groupIdentifyOf, groupIndexProperties, resolveGroupType, upsertGroup,
-} from '../../src/persons/groups.js'
+} from '../../src/groups/groups.js'
 import { captured, normalised } from './support/tables.js'
 
 const at = (minute: number) => `2024-01-01T00:${String(minute).padStart(2, '0')}:00.000Z`

@@ -1,7 +1,7 @@
 import t from 'tap'
-import { channelTypeOf, type ChannelInput } from '../../src/persons/channel-type.js'
-import { SESSION_PROPERTIES, sessionProperties } from '../../src/persons/session-properties.js'
-import { foldSession, observedValues, type SessionRecord } from '../../src/persons/sessions.js'
+import { channelTypeOf, type ChannelInput } from '../../src/sessions/channel-type.js'
+import { SESSION_PROPERTIES, sessionProperties } from '../../src/sessions/session-properties.js'
+import { foldSession, observedValues, type SessionRecord } from '../../src/sessions/sessions.js'
 import { captured, normalised } from './support/tables.js'
 
 const event = (name: string, timestamp: string, properties: Record<string, unknown>, distinctId = 'u1') =>

@@ -10,9 +10,9 @@ import { SqliteReadStore } from '../../src/readstore/sqlite.js'
 import { digestProjection } from '../../projections/digest.js'
 import { ProjectionSet } from '../../projections/projection-set.js'
 import type { Projector } from '../../projections/projector.js'
-import { ReadModels } from '../../projections/read-models.js'
+import { ReadModels } from '../../src/readstore/read-models.js'
 import { ProjectionRegistry } from '../../projections/registry.js'
-import { tally, type OrderDoc } from '../ingestion/support/tally.js'
+import { tally, type TallyDocuments } from '../ingestion/support/tally.js'
 import { tempDir } from '../support/temp.js'
 
 const event = (seq: number, batch: string, pad = 0): CapturedEvent => ({
@@ -30,7 +30,7 @@ const setup = async (t: Test, projectors: Projector[] = [tally]) => {
   const registry = new ProjectionRegistry(store)
   const projections = new ProjectionSet({ log, store, registry, projectors })
   await projections.start()
-  const models = new ReadModels({ store, registry, projectors, projections })
+  const models = new ReadModels<TallyDocuments>({ store, registry, projectors, projections })
   t.teardown(async () => { await projections.stop(); await log.close(); await store.close() })
   return { log, store, registry, models, projections }
 }
@@ -44,7 +44,7 @@ t.test('committed imports reach projectors of captured events in ledger order, b
   const second = await importHistorical(log, { environmentId: 1, batchId: 'b2', events: range(5005, 10, 'b2'), metadata })
   t.equal(second.ledgerRevision, 1n, 'the ledger numbers imports in commit order')
   t.ok(await models.waitFor(second.position, ['tally_order'], 10_000))
-  t.same(await models.get<OrderDoc>('tally_order', '1'), { id: '1', count: 5015, lastSeq: 5014, outOfOrder: 0 })
+  t.same(await models.get('tally_order', '1'), { id: '1', count: 5015, lastSeq: 5014, outOfOrder: 0 })
   t.same(await models.get('tally_batches', 'b1'), { id: 'b1', count: 5000 })
 })
 
@@ -58,7 +58,7 @@ t.test('an import written but never committed stays invisible, and its chunks ar
   const later = await appendCaptured(log, { environmentId: 1, requestId: 'r', events: range(0, 1, 'live'), metadata })
   t.ok(await models.waitFor(later!, ['tally_order'], 5000))
   t.same(await models.get('tally_batches', 'orphan'), null)
-  t.same(await models.get<OrderDoc>('tally_order', '1'), { id: '1', count: 1, lastSeq: 0, outOfOrder: 0 })
+  t.same(await models.get('tally_order', '1'), { id: '1', count: 1, lastSeq: 0, outOfOrder: 0 })
 })
 
 t.test('projectors that do not read captured events never see imports', async (t) => {
@@ -86,5 +86,5 @@ t.test('a rebuild over imports gives the same digest, and a restart does not app
   t.teardown(() => again.stop())
   const last = await appendCaptured(log, { environmentId: 1, requestId: 'after', events: range(1200, 1, 'after'), metadata })
   t.ok(await again.activeRunner('tally')!.waitFor(last!, 10_000))
-  t.same(await models.get<OrderDoc>('tally_order', '1'), { id: '1', count: 1201, lastSeq: 1200, outOfOrder: 0 })
+  t.same(await models.get('tally_order', '1'), { id: '1', count: 1201, lastSeq: 1200, outOfOrder: 0 })
 })

@@ -1,11 +1,12 @@
 import t, { type Test } from 'tap'
+import type { JsonObject } from '../../src/eventlog/port.js'
 import { SqliteEventLog } from '../../src/eventlog/sqlite.js'
 import { newEventId } from '../../src/kernel/ids.js'
 import type { ReadStore } from '../../src/readstore/port.js'
 import { SqliteReadStore } from '../../src/readstore/sqlite.js'
 import { ProjectionSet } from '../../projections/projection-set.js'
 import type { Projector } from '../../projections/projector.js'
-import { ReadModels } from '../../projections/read-models.js'
+import { ReadModels } from '../../src/readstore/read-models.js'
 import { quarantinedEvents } from '../../projections/quarantine.js'
 import { ProjectionRegistry } from '../../projections/registry.js'
 
@@ -32,7 +33,7 @@ const run = async (t: Test, projector: Projector, store: ReadStore = new SqliteR
   const projections = new ProjectionSet({ log, store, registry, projectors: [projector], onError: (_name, error) => errors.push(error) })
   await projections.start()
   t.teardown(async () => { await projections.stop(); await log.close(); await store.close() })
-  const models = new ReadModels({ store, registry, projectors: [projector], projections })
+  const models = new ReadModels<Record<string, JsonObject>>({ store, registry, projectors: [projector], projections })
   const keys = Array.from({ length: 20 }, (_, i) => `k${i}`)
   const { position } = await log.append('sums-1', [{ id: newEventId(), type: 'Summed', data: { keys } }])
   return { models, position, errors, projections, store }
@@ -78,7 +79,7 @@ t.test('a projector\'s batch size bounds the log events folded into one commit',
   const projections = new ProjectionSet({ log, store, registry, projectors: [projector] })
   await projections.start()
   t.teardown(async () => { await projections.stop(); await log.close(); await store.close() })
-  const models = new ReadModels({ store, registry, projectors: [projector], projections })
+  const models = new ReadModels<Record<string, JsonObject>>({ store, registry, projectors: [projector], projections })
   t.ok(await models.waitFor((await log.headPosition())!, ['sums'], 5000))
   t.same(await models.get('sums', 'a'), { n: 5 })
   t.ok(committed.length >= 3, `at least three commits (${committed.join(', ')})`)

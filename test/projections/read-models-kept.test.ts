@@ -20,7 +20,7 @@ t.test('documents are kept in memory while their projection stands still, and a 
   t.equal(renamed.json().name, 'second', 'the write answers with the new state')
   t.equal((await w.app.inject({ method: 'GET', url: `/api/projects/${pid}/dashboards/${made.id}/`, ...api })).json().name, 'second', 'the next read sees it')
 
-  const kept = await w.models.get<{ name: string }>('dashboards', String(made.id))
+  const kept = await w.models.get('dashboards', String(made.id))
   t.ok(Object.isFrozen(kept), 'a kept document is frozen, so no caller can change what others read')
   t.throws(() => { (kept as { name: string }).name = 'changed' }, TypeError)
 })
@@ -31,9 +31,9 @@ t.test('query results are kept too: each caller gets its own array of the shared
   const pid = w.installation.project_id
   for (const name of ['b', 'a', 'c']) await w.app.inject({ method: 'POST', url: `/api/projects/${pid}/dashboards/`, ...api, payload: { name } })
   const where = { where: { environment_id: w.installation.environment_id } }
-  const first = await w.models.find<{ name: string }>('dashboards', where)
+  const first = await w.models.find('dashboards', where) as { name: string }[]
   first.sort((x, y) => x.name.localeCompare(y.name))
-  const second = await w.models.find<{ name: string }>('dashboards', where)
+  const second = await w.models.find('dashboards', where)
   t.not(first, second, 'a fresh array per call')
   t.same(second.map((d) => d.name), ['b', 'a', 'c'], 'one caller sorting its array changes nothing for the next')
   t.ok(second.every((d) => Object.isFrozen(d)), 'the documents are frozen')

@@ -1,14 +1,14 @@
 import t, { type Test } from 'tap'
 import { join } from 'node:path'
 import { SqliteEventLog } from '../../src/eventlog/sqlite.js'
-import type { EventLog } from '../../src/eventlog/port.js'
+import type { EventLog, JsonObject } from '../../src/eventlog/port.js'
 import { newEventId } from '../../src/kernel/ids.js'
 import type { ReadStore } from '../../src/readstore/port.js'
 import { SqliteReadStore } from '../../src/readstore/sqlite.js'
 import { digestProjection } from '../../projections/digest.js'
 import { ProjectionSet } from '../../projections/projection-set.js'
 import type { Projector } from '../../projections/projector.js'
-import { ReadModels } from '../../projections/read-models.js'
+import { ReadModels } from '../../src/readstore/read-models.js'
 import { quarantinedEvents } from '../../projections/quarantine.js'
 import { ProjectionRegistry } from '../../projections/registry.js'
 import { tempDir } from '../support/temp.js'
@@ -44,7 +44,7 @@ const start = async (t: Test, log: EventLog, store: ReadStore, projector: Projec
   const projections = new ProjectionSet({ log, store, registry, projectors: [projector] })
   await projections.start()
   t.teardown(() => projections.stop())
-  const models = new ReadModels({ store, registry, projectors: [projector], projections })
+  const models = new ReadModels<Record<string, JsonObject>>({ store, registry, projectors: [projector], projections })
   return { projections, models, registry }
 }
 

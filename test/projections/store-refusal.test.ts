@@ -6,7 +6,7 @@ import { digestProjection } from '../../projections/digest.js'
 import { ProjectionSet } from '../../projections/projection-set.js'
 import type { Projector } from '../../projections/projector.js'
 import { quarantinedEvents } from '../../projections/quarantine.js'
-import { ReadModels } from '../../projections/read-models.js'
+import { ReadModels } from '../../src/readstore/read-models.js'
 import { ProjectionRegistry } from '../../projections/registry.js'
 
 type Json = { [key: string]: Json } | number

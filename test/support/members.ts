@@ -3,7 +3,7 @@ import { createKey, createOrganizationWithOwner } from '../../src/cli/accounts.j
 import type { EventLog } from '../../src/eventlog/port.js'
 import { acceptInvite } from '../../src/invites/accept.js'
 import { ADMIN_LEVEL, MEMBER_LEVEL } from '../../src/organizations/levels.js'
-import type { ReadModels } from '../../projections/read-models.js'
+import type { ReadModels } from '../../src/readstore/read-models.js'
 import { client } from './client.js'
 import { context } from './world.js'
 

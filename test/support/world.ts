@@ -8,7 +8,7 @@ import { SqliteReadStore } from '../../src/readstore/sqlite.js'
 import { allProjectors } from '../../projections/index.js'
 import { ProjectionSet } from '../../projections/projection-set.js'
 import type { Projector } from '../../projections/projector.js'
-import { ReadModels } from '../../projections/read-models.js'
+import { ReadModels } from '../../src/readstore/read-models.js'
 import { ProjectionRegistry } from '../../projections/registry.js'
 
 export const context = (actor = 'test'): CommandContext => ({ actor, now: new Date().toISOString(), correlationId: newEventId() })

@@ -16,6 +16,12 @@ export interface BatchDoc {
   count: number
 }
 
+/** The tally's read models, by collection. */
+export interface TallyDocuments {
+  tally_order: OrderDoc
+  tally_batches: BatchDoc
+}
+
 /**
  * A test projector of captured events: per environment, how many it saw and whether their
  * `properties.seq` came in exactly ascending order; per `properties.batch`, how many it saw.

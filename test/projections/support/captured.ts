@@ -1,7 +1,7 @@
 import type { EventLog, JsonObject, Position } from '../../../src/eventlog/port.js'
 import type { CapturedEvent, EventsCapturedData } from '../../../src/ingestion/captured-event.js'
 import { newEventId, newUlid } from '../../../src/kernel/ids.js'
-import type { ReadModels } from '../../../projections/read-models.js'
+import type { ReadModels } from '../../../src/readstore/read-models.js'
 
 export const CAPTURED_COLLECTIONS = ['persons', 'person_distinct_ids', 'groups', 'group_type_mappings', 'sessions', 'session_values', 'events']
 

@@ -5,7 +5,7 @@ import { events } from '../../../projections/events.js'
 import { groups } from '../../../projections/groups.js'
 import { persons } from '../../../projections/persons.js'
 import { ProjectionSet } from '../../../projections/projection-set.js'
-import { ReadModels } from '../../../projections/read-models.js'
+import { ReadModels } from '../../../src/readstore/read-models.js'
 import { ProjectionRegistry } from '../../../projections/registry.js'
 import { sessions } from '../../../projections/sessions.js'
 

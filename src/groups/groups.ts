@@ -1,6 +1,6 @@
 import { type JsonObject, isJsonObject } from '../eventlog/port.js'
-import { jsonEqual, sanitise } from './json.js'
-import type { NormalisedEvent } from './normalise.js'
+import { jsonEqual, sanitise } from '../persons/json.js'
+import type { NormalisedEvent } from '../persons/normalise.js'
 
 export const MAX_GROUP_TYPES = 5
 

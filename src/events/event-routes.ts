@@ -1,13 +1,13 @@
 import type { FastifyPluginAsync } from 'fastify'
 import { queryOf, ScopedIdParams, ScopedParams, type ZodTypeProvider } from '../http/zod.js'
-import type { ReadModels } from '../../projections/read-models.js'
-import { eventKey, type EventRecord } from '../../projections/events.js'
+import type { ReadModels } from '../readstore/read-models.js'
+import { eventKey } from './record.js'
 import { environmentOf } from '../http/environment-scope.js'
 import { pageOf, paginated } from '../http/pagination.js'
 import { NotFound, ValidationFailed } from '../kernel/errors.js'
 import { findEvents, type EventFilters } from './event-query.js'
 import { eventShapes } from './event-shape.js'
-import { emptyMapping, type GroupTypeMapping } from './groups.js'
+import { emptyMapping, type GroupTypeMapping } from '../groups/groups.js'
 
 export interface EventRouteDeps {
   readonly models: ReadModels
@@ -45,7 +45,7 @@ const filtersOf = (query: EventQuery): EventFilters => {
 }
 
 const mappingOf = async (models: ReadModels, environmentId: number): Promise<GroupTypeMapping> =>
-  (await models.get<GroupTypeMapping>('group_type_mappings', String(environmentId))) ?? emptyMapping(environmentId)
+  (await models.get('group_type_mappings', String(environmentId))) ?? emptyMapping(environmentId)
 
 /** `/events/`: stored events newest first, by name, distinct id and time; `/events/{uuid}/`: one event. */
 export const eventRoutes: FastifyPluginAsync<EventRouteDeps> = async (plain, { models }) => {
@@ -62,7 +62,7 @@ export const eventRoutes: FastifyPluginAsync<EventRouteDeps> = async (plain, { m
     const environment = await environmentOf(request, models)
     const { id } = request.params
     if (!UUID.test(id)) throw new ValidationFailed('Invalid UUID', null, 'invalid')
-    const event = await models.get<EventRecord>('events', eventKey(environment.id, id.toLowerCase()))
+    const event = await models.get('events', eventKey(environment.id, id.toLowerCase()))
     if (!event) throw new NotFound(`No events exist for event UUID ${id}`)
     const [shape] = await eventShapes(models, environment.id, [event], await mappingOf(models, environment.id))
     return shape

@@ -1,17 +1,40 @@
-import { comparePositions, type JsonObject, type Position } from '../src/eventlog/port.js'
-import type { FindQuery, ReadStore } from '../src/readstore/port.js'
-import { checkpointName, physicalCollection } from './names.js'
-import type { Projections } from './projection-set.js'
-import type { Projector } from './projector.js'
-import { deepFreeze } from '../src/kernel/deep-freeze.js'
-import type { ProjectionRegistry } from './registry.js'
+import { comparePositions, type JsonObject, type Position } from '../eventlog/port.js'
+import type { FindQuery, ReadStore } from './port.js'
+import { checkpointName, physicalCollection, type Build } from './names.js'
+import { deepFreeze } from '../kernel/deep-freeze.js'
+import type { CollectionOf, DocumentTypes, ReadModelDocuments } from './documents.js'
+
+/** What owns a collection: a projector's name, code version and the collections it writes. */
+export interface ReadModelOwner {
+  readonly name: string
+  readonly version: number
+  readonly collections: readonly string[]
+}
+
+/** Which build of each projector queries read (the projection registry). */
+export interface BuildDirectory {
+  cached(name: string): Promise<{ readonly active: Build } | null>
+}
+
+/** A projector build running in this process: what it has applied, and a wait on it. */
+export interface RunningProjection {
+  /** Everything at or before this position has been applied (null before the first event). */
+  readonly position: Position | null
+  /** Resolves true once everything up to `position` is applied, false after `timeoutMs` or a failure. */
+  waitFor(position: Position, timeoutMs: number): Promise<boolean>
+}
+
+/** The projectors running in this process, by name. */
+export interface RunningProjections {
+  activeRunner(name: string): RunningProjection | null
+}
 
 export interface ReadModelsOptions {
   readonly store: ReadStore
-  readonly projectors: readonly Projector[]
-  readonly registry: ProjectionRegistry
+  readonly projectors: readonly ReadModelOwner[]
+  readonly registry: BuildDirectory
   /** The projectors running in this process, if any; else waits poll the stored checkpoints. */
-  readonly projections?: Projections
+  readonly projections?: RunningProjections
 }
 
 /** Documents kept in memory by `get`, and by `find` over all its queries, at most. */
@@ -21,10 +44,11 @@ const KEPT_QUERIES = 1000
 
 /**
  * What queries use: read models by their logical names, resolved to the active build of the
- * projector that owns them, and read-your-writes waits on that projector.
+ * projector that owns them, and read-your-writes waits on that projector. `M` maps each
+ * collection to its document type (a test's own projectors bring their own map).
  */
-export class ReadModels {
-  private readonly owners = new Map<string, Projector>()
+export class ReadModels<M extends DocumentTypes<M> = ReadModelDocuments> {
+  private readonly owners = new Map<string, ReadModelOwner>()
   private readonly kept = new Map<string, { readonly stamp: string; readonly doc: JsonObject | null }>()
   private readonly found = new Map<string, { readonly stamp: string; readonly docs: readonly JsonObject[] }>()
   private foundDocuments = 0
@@ -35,7 +59,7 @@ export class ReadModels {
     }
   }
 
-  private owner(collection: string): Projector {
+  private owner(collection: string): ReadModelOwner {
     const projector = this.owners.get(collection)
     if (!projector) throw new TypeError(`no projector owns ${collection}`)
     return projector
@@ -51,29 +75,29 @@ export class ReadModels {
    * One document. Where its projector runs in this process, documents read are kept (frozen) while
    * that projector stands still: any event it applies or passes makes the next read go to the store.
    */
-  async get<T extends JsonObject = JsonObject>(collection: string, id: string): Promise<T | null> {
+  async get<C extends CollectionOf<M>>(collection: C, id: string): Promise<M[C] | null> {
     const physical = await this.physical(collection)
     const stamp = this.stamp([collection])
-    if (stamp === null) return this.options.store.get<T>(physical, id)
+    if (stamp === null) return this.options.store.get<M[C]>(physical, id)
     const key = `${physical}\u0000${id}`
     const kept = this.kept.get(key)
-    if (kept && kept.stamp === stamp) return kept.doc as T | null
-    const doc = deepFreeze(await this.options.store.get<T>(physical, id))
+    if (kept && kept.stamp === stamp) return kept.doc as M[C] | null
+    const doc = deepFreeze(await this.options.store.get<M[C]>(physical, id))
     if (this.kept.size >= KEPT_DOCUMENTS) this.kept.clear()
     this.kept.set(key, { stamp, doc })
     return doc
   }
 
   /** Documents by query; kept in memory, frozen, as `get` keeps them; the array is the caller's. */
-  async find<T extends JsonObject = JsonObject>(collection: string, query?: FindQuery): Promise<T[]> {
+  async find<C extends CollectionOf<M>>(collection: C, query?: FindQuery): Promise<M[C][]> {
     const physical = await this.physical(collection)
     const stamp = this.stamp([collection])
-    if (stamp === null) return this.options.store.find<T>(physical, query)
+    if (stamp === null) return this.options.store.find<M[C]>(physical, query)
     const key = `${physical}\u0000${JSON.stringify(query ?? null)}`
     const kept = this.found.get(key)
     // Each caller gets its own array (which it may sort) of the shared, frozen documents.
-    if (kept && kept.stamp === stamp) return kept.docs.slice() as T[]
-    const docs = deepFreeze(await this.options.store.find<T>(physical, query))
+    if (kept && kept.stamp === stamp) return kept.docs.slice() as M[C][]
+    const docs = deepFreeze(await this.options.store.find<M[C]>(physical, query))
     this.foundDocuments += docs.length
     if (this.found.size >= KEPT_QUERIES || this.foundDocuments > KEPT_DOCUMENTS) {
       this.found.clear()
@@ -83,7 +107,7 @@ export class ReadModels {
     return docs.slice()
   }
 
-  async count(collection: string, where?: FindQuery['where'], contains?: FindQuery['contains']): Promise<number> {
+  async count(collection: CollectionOf<M>, where?: FindQuery['where'], contains?: FindQuery['contains']): Promise<number> {
     return this.options.store.count(await this.physical(collection), where, contains)
   }
 
@@ -106,9 +130,9 @@ export class ReadModels {
    * Read-your-writes: the document as it stands once its projector has applied `position` (the
    * position of the command's last event; null when the command changed nothing).
    */
-  async settled<T extends JsonObject = JsonObject>(position: Position | null, collection: string, id: string): Promise<T | null> {
+  async settled<C extends CollectionOf<M>>(position: Position | null, collection: C, id: string): Promise<M[C] | null> {
     if (position) await this.waitFor(position, [collection])
-    return this.get<T>(collection, id)
+    return this.get(collection, id)
   }
 
   /**
@@ -121,7 +145,7 @@ export class ReadModels {
     return results.every(Boolean)
   }
 
-  private async waitForProjector(projector: Projector, position: Position, timeoutMs: number): Promise<boolean> {
+  private async waitForProjector(projector: ReadModelOwner, position: Position, timeoutMs: number): Promise<boolean> {
     const deadline = Date.now() + timeoutMs
     const local = this.options.projections?.activeRunner(projector.name)
     if (local) {

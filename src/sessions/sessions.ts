@@ -1,5 +1,5 @@
 import type { JsonObject } from '../eventlog/port.js'
-import type { NormalisedEvent } from './normalise.js'
+import type { NormalisedEvent } from '../persons/normalise.js'
 import { urlParts } from './urls.js'
 
 /** Event properties whose first value in a session becomes an `$entry_…` session property. */
@@ -30,6 +30,13 @@ export interface SessionRecord extends JsonObject {
   pageview_count: number
   autocapture_count: number
   screen_count: number
+}
+
+/** `session_values` document `<environmentId>:<source>:<value>`: one value seen on an event of a session. */
+export interface SessionValue extends JsonObject {
+  environment_id: number
+  source: string
+  value: string
 }
 
 export const sessionKey = (environmentId: number, sessionId: string): string => `${environmentId}:${sessionId}`

@@ -1,12 +1,12 @@
 import type { FastifyPluginAsync } from 'fastify'
-import type { ReadModels } from '../../projections/read-models.js'
+import type { ReadModels } from '../readstore/read-models.js'
 import type { JsonObject } from '../eventlog/port.js'
 import { environmentOf } from '../http/environment-scope.js'
 import { pageOf, paginated } from '../http/pagination.js'
 import { queryOf, ScopedParams, type ZodTypeProvider } from '../http/zod.js'
 import { NotFound, ValidationFailed } from '../kernel/errors.js'
 import type { GroupRecord } from './groups.js'
-import { groupFor, groupTypesFor } from './read.js'
+import { groupFor, groupTypesFor } from '../persons/read.js'
 import { apiTime } from '../http/timestamps.js'
 
 export interface GroupRouteDeps {
@@ -54,12 +54,12 @@ export const groupRoutes: FastifyPluginAsync<GroupRouteDeps> = async (plain, { m
     const orderBy = [['created_at', 'desc']] as const
     const search = query.search !== undefined && query.search !== '' ? query.search : null
     if (search !== null) {
-      const found = (await models.find<GroupRecord>('groups', { where, orderBy })).filter((group) => matches(group, search))
+      const found = (await models.find('groups', { where, orderBy })).filter((group) => matches(group, search))
       return paginated(request, page, found.length, found.slice(page.offset, page.offset + page.limit).map(groupShape))
     }
     const [count, groups] = await Promise.all([
       models.count('groups', where),
-      models.find<GroupRecord>('groups', { where, orderBy, limit: page.limit, offset: page.offset }),
+      models.find('groups', { where, orderBy, limit: page.limit, offset: page.offset }),
     ])
     return paginated(request, page, count, groups.map(groupShape))
   })

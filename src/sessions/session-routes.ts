@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify'
 import { queryOf, ScopedParams, type ZodTypeProvider } from '../http/zod.js'
-import type { ReadModels } from '../../projections/read-models.js'
+import type { ReadModels } from '../readstore/read-models.js'
 import type { JsonObject } from '../eventlog/port.js'
 import { environmentOf } from '../http/environment-scope.js'
 import { ValidationFailed } from '../kernel/errors.js'
@@ -32,7 +32,7 @@ const decoded = (value: string): unknown[] => {
 }
 
 const stringValues = async (models: ReadModels, environmentId: number, source: string, search: string | null): Promise<JsonObject[]> => {
-  const seen = await models.find<{ value: string }>('session_values', { where: { environment_id: environmentId, source }, orderBy: [['value', 'asc']] })
+  const seen = await models.find('session_values', { where: { environment_id: environmentId, source }, orderBy: [['value', 'asc']] })
   const term = search?.toLowerCase() ?? null
   return seen
     .filter(({ value }) => term === null || value.toLowerCase().includes(term))

@@ -1,9 +1,9 @@
-import type { ReadModels } from '../../projections/read-models.js'
-import type { EventRecord } from '../../projections/events.js'
+import type { ReadModels } from '../readstore/read-models.js'
+import type { EventRecord } from './record.js'
 import type { JsonObject } from '../eventlog/port.js'
 import { parseElementsChain } from './elements.js'
-import { groupIndexProperties, type GroupTypeMapping } from './groups.js'
-import { personForDistinctId } from './read.js'
+import { groupIndexProperties, type GroupTypeMapping } from '../groups/groups.js'
+import { personForDistinctId } from '../persons/read.js'
 import { pythonIsoFormat } from '../http/timestamps.js'
 
 const PERSON_SUMMARY_KEYS = ['email', 'name', 'username']

@@ -1,4 +1,4 @@
-import type { Position } from '../src/eventlog/port.js'
+import type { Position } from '../eventlog/port.js'
 
 /** One build of a projector: its code version, and a counter that a rebuild increments. */
 export interface Build {

@@ -1,5 +1,5 @@
-import type { ReadModels } from '../../projections/read-models.js'
-import type { EventRecord } from '../../projections/events.js'
+import type { ReadModels } from '../readstore/read-models.js'
+import type { EventRecord } from './record.js'
 import type { Page } from '../http/pagination.js'
 
 export interface EventFilters {
@@ -23,7 +23,7 @@ const firstPosition = async (models: ReadModels, where: Where, count: number, pa
   let high = count
   while (low < high) {
     const middle = Math.floor((low + high) / 2)
-    const [event] = await models.find<EventRecord>('events', { where, orderBy: NEWEST_FIRST, limit: 1, offset: middle })
+    const [event] = await models.find('events', { where, orderBy: NEWEST_FIRST, limit: 1, offset: middle })
     if (event && past(event.timestamp)) high = middle
     else low = middle + 1
   }
@@ -44,6 +44,6 @@ export const findEvents = async (
   const count = Math.max(0, end - start)
   const limit = Math.min(page.limit, count - page.offset)
   if (limit <= 0) return { count, results: [] }
-  const results = await models.find<EventRecord>('events', { where, orderBy: NEWEST_FIRST, limit, offset: start + page.offset })
+  const results = await models.find('events', { where, orderBy: NEWEST_FIRST, limit, offset: start + page.offset })
   return { count, results }
 }

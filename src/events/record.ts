@@ -1,0 +1,14 @@
+import type { JsonObject } from '../eventlog/port.js'
+
+/** `events` document `<environmentId>:<uuid>`: what the events API lists. */
+export interface EventRecord extends JsonObject {
+  environment_id: number
+  uuid: string
+  event: string
+  distinct_id: string
+  timestamp: string
+  properties: JsonObject
+  elements_chain: string
+}
+
+export const eventKey = (environmentId: number, uuid: string): string => `${environmentId}:${uuid}`
