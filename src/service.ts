@@ -18,6 +18,7 @@ import type { Projections } from './readstore/projections.js'
 import { ThreadedProjections } from '../projections/threads/host.js'
 import { ReadModels } from './readstore/read-models.js'
 import { ProjectionRegistry } from '../projections/registry.js'
+import { storedStatus } from '../projections/stored-status.js'
 
 export const ROLES = ['api', 'ingest', 'projector', 'scheduler'] as const
 export type Role = (typeof ROLES)[number]
@@ -87,7 +88,7 @@ export const startService = async (config: Config, roles: readonly Role[], logge
       store,
       owner,
       jobs: [
-        projectionWatchdog({ log, store, registry, projectors: allProjectors, warn: (stalled) => logger.warn(stalled, 'projection is not advancing') }),
+        projectionWatchdog({ status: () => storedStatus(log, store, registry, allProjectors), warn: (stalled) => logger.warn(stalled, 'projection is not advancing') }),
         subscriptionDeliveryJob({ log, models, ...delivery, owner, clock: () => new Date() }),
       ],
       onError: (job, error) => logger.error({ job, err: error }, 'scheduled job failed'),

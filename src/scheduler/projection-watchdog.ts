@@ -1,8 +1,3 @@
-import type { EventLog } from '../eventlog/port.js'
-import type { ReadStore } from '../readstore/port.js'
-import type { Projector } from '../../projections/projector.js'
-import type { ProjectionRegistry } from '../../projections/registry.js'
-import { storedStatus } from '../../projections/stored-status.js'
 import type { Job } from './scheduler.js'
 
 export interface StalledProjection {
@@ -16,7 +11,8 @@ export interface StalledProjection {
  * sign of a crashed or failed projector (projections are otherwise caught up within a second).
  */
 export const projectionWatchdog = (deps: {
-  log: EventLog; store: ReadStore; registry: ProjectionRegistry; projectors: readonly Projector[]
+  /** Each projection's stored position and its lag behind the head of the log. */
+  status: () => Promise<Record<string, { readonly position: string | null; readonly lag: number }>>
   everyMs?: number; warn: (stalled: StalledProjection) => void
 }): Job => {
   let previous: Record<string, string | null> = {}
@@ -24,7 +20,7 @@ export const projectionWatchdog = (deps: {
     name: 'projection-watchdog',
     everyMs: deps.everyMs ?? 30_000,
     async run() {
-      const status = await storedStatus(deps.log, deps.store, deps.registry, deps.projectors)
+      const status = await deps.status()
       for (const [name, { position, lag }] of Object.entries(status)) {
         if (lag > 0 && name in previous && previous[name] === position) deps.warn({ name, position, lag })
       }

@@ -7,6 +7,7 @@ import { startScheduler } from '../../src/scheduler/scheduler.js'
 import { ProjectionSet } from '../../projections/projection-set.js'
 import type { Projector } from '../../projections/projector.js'
 import { ProjectionRegistry } from '../../projections/registry.js'
+import { storedStatus } from '../../projections/stored-status.js'
 
 const until = async (condition: () => boolean, ms = 3000): Promise<boolean> => {
   const deadline = Date.now() + ms
@@ -59,7 +60,7 @@ t.test('the watchdog warns about a projection that is behind and not moving, and
   const written = await log.append('things', [{ id: newEventId(), type: 'Happened', data: {} }])
   await projections.activeRunner('fine')!.waitFor(written.position, 2000)
   const warnings: StalledProjection[] = []
-  const watchdog = projectionWatchdog({ log, store, registry, projectors: [broken, healthy], warn: (s) => warnings.push(s) })
+  const watchdog = projectionWatchdog({ status: () => storedStatus(log, store, registry, [broken, healthy]), warn: (s) => warnings.push(s) })
   await watchdog.run(new Date())
   t.same(warnings, [], 'one look is not enough to call a projection stalled')
   await watchdog.run(new Date())
