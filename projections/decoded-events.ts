@@ -19,4 +19,9 @@ export class DecodedEvents {
     this.kept.set(key, value)
     return value
   }
+
+  /** Forgets every derivation, and the memory it holds. */
+  clear(): void {
+    this.kept.clear()
+  }
 }
