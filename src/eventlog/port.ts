@@ -30,18 +30,18 @@ export const isJsonObject = (value: unknown): value is JsonObject =>
   value !== null && typeof value === 'object' && !Array.isArray(value)
 
 /**
- * A JSON object already serialised by its producer, as text or as its UTF-8 bytes: the log
- * stores it as it is.
+ * A JSON object already serialised by its producer, as text or as its UTF-8 bytes in pieces
+ * (joined where it is written): the log stores it as it is.
  */
 export class JsonText {
-  constructor(readonly text: string | Uint8Array) {}
+  constructor(readonly text: string | readonly Uint8Array[]) {}
 
   get bytes(): number {
-    return typeof this.text === 'string' ? Buffer.byteLength(this.text) : this.text.byteLength
+    return typeof this.text === 'string' ? Buffer.byteLength(this.text) : this.text.reduce((sum, part) => sum + part.byteLength, 0)
   }
 
   toString(): string {
-    return typeof this.text === 'string' ? this.text : Buffer.from(this.text.buffer, this.text.byteOffset, this.text.byteLength).toString('utf8')
+    return typeof this.text === 'string' ? this.text : Buffer.concat(this.text).toString('utf8')
   }
 }
 

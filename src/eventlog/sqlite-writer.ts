@@ -3,10 +3,10 @@ import { decideAppend, type StreamState } from './append-rules.js'
 import { EventLogError, StreamDeleted, Unavailable, WrongExpectedVersion } from './errors.js'
 import type { ActualRevision, AppendResult, ExpectedRevision } from './port.js'
 
-/** One append as the writer takes it: events already validated, serialised (data as text or UTF-8 bytes) and weighed. */
+/** One append as the writer takes it: events already validated, serialised (data as text or UTF-8 pieces) and weighed. */
 export interface AppendRequest {
   readonly stream: string
-  readonly events: readonly { id: string; type: string; data: string | Uint8Array; metadata: string | null }[]
+  readonly events: readonly { id: string; type: string; data: string | readonly Uint8Array[]; metadata: string | null }[]
   readonly expected: ExpectedRevision
 }
 
@@ -29,9 +29,8 @@ export const outcomeError = (outcome: Exclude<AppendOutcome, { ok: AppendResult 
   }
 }
 
-/** Data as SQLite binds it: UTF-8 bytes as a buffer, which the insert casts to text. */
-const boundText = (data: string | Uint8Array): string | Buffer =>
-  typeof data === 'string' || Buffer.isBuffer(data) ? data : Buffer.from(data.buffer, data.byteOffset, data.byteLength)
+/** Data as SQLite binds it: UTF-8 pieces joined in a buffer, which the insert casts to text. */
+const boundText = (data: string | readonly Uint8Array[]): string | Buffer => (typeof data === 'string' ? data : Buffer.concat(data))
 
 export type StoredStreamState = StreamState & { truncateBefore: bigint }
 

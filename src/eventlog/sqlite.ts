@@ -99,7 +99,7 @@ export class SqliteEventLog implements EventLog, SubscriptionSource {
         validateEvent(event)
         const data = event.data instanceof JsonText ? event.data.text : JSON.stringify(event.data)
         const metadata = event.metadata === undefined ? null : JSON.stringify(event.metadata)
-        size += recordSize(event.type, typeof data === 'string' ? Buffer.byteLength(data) : data.byteLength, metadata === null ? 0 : Buffer.byteLength(metadata))
+        size += recordSize(event.type, event.data instanceof JsonText ? event.data.bytes : Buffer.byteLength(data as string), metadata === null ? 0 : Buffer.byteLength(metadata))
         return { id: event.id.toLowerCase(), type: event.type, data, metadata }
       })
       if (size > this.maxAppendSize) throw new MaxAppendSizeExceeded(this.maxAppendSize, size)

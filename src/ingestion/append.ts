@@ -70,16 +70,18 @@ export interface PreparedBatch extends Omit<CapturedBatch, 'events' | 'source'> 
 export const appendPrepared = async (log: EventLog, batch: PreparedBatch): Promise<Position | null> => {
   const { environmentId, prepared } = batch
   const wrapper = wrapperWeight(environmentId, batch.metadata)
-  const head = Buffer.from(`{"environmentId":${JSON.stringify(environmentId)},"events":[`)
+  const head = UTF8.encode(`{"environmentId":${JSON.stringify(environmentId)},"events":[`)
   const count = prepared.weights.length
   const packs = surelyFitsOneAppend(prepared.textBytes, count, batch.ipBytes, wrapper)
     ? [{ parts: prepared.packs.flatMap((pack, i) => (i === 0 ? [pack] : [COMMA, pack])), bytes: 0 }]
     : (checkWeights(prepared.weights, wrapper), prepared.packs.map((pack, i) => ({ parts: [pack], bytes: prepared.packBytes[i]! })))
-  return writePacks(log, batch, packs.map(({ parts, bytes }) => ({ data: () => new JsonText(Buffer.concat([head, ...parts, CLOSE])), weight: wrapper + bytes - 1 })))
+  return writePacks(log, batch, packs.map(({ parts, bytes }) => ({ data: () => new JsonText([head, ...parts, CLOSE]), weight: wrapper + bytes - 1 })))
 }
 
-const COMMA = Buffer.from(',')
-const CLOSE = Buffer.from(']}')
+/** Pieces of their own (not slices of a shared pool), so that posting one copies only it. */
+const UTF8 = new TextEncoder()
+const COMMA = UTF8.encode(',')
+const CLOSE = UTF8.encode(']}')
 
 /** The weight of one `EventsCaptured` log event without its events. */
 const wrapperWeight = (environmentId: number, metadata: JsonObject): number =>
