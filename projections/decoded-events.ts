@@ -1,7 +1,7 @@
 import type { RecordedEvent } from '../src/eventlog/port.js'
 
-/** How many log events' derivations are kept. */
-const LIMIT = 2048
+/** How many log events' derivations are kept: a log event may carry 256 KiB of analytics events. */
+const LIMIT = 128
 
 /**
  * Pure derivations of log events (such as the normalised analytics events of a capture request),
@@ -18,5 +18,10 @@ export class DecodedEvents {
     if (this.kept.size >= LIMIT) this.kept.delete(this.kept.keys().next().value!)
     this.kept.set(key, value)
     return value
+  }
+
+  /** Forgets every derivation, and the memory it holds. */
+  clear(): void {
+    this.kept.clear()
   }
 }

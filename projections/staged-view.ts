@@ -118,9 +118,11 @@ export class StagedView {
     if (this.docs.size > CACHE_LIMIT) this.docs.clear()
   }
 
-  /** Lets go of the loaded documents when nothing is waiting to be committed. */
+  /** Lets go of the loaded documents and the kept derivations when nothing is waiting to be committed. */
   release(): void {
-    if (this.dirty.size === 0) this.docs.clear()
+    if (this.dirty.size > 0) return
+    this.docs.clear()
+    this.decodings.clear()
   }
 
   /** Forgets everything, committed or not: the next reads come from the store. */

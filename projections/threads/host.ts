@@ -14,8 +14,11 @@ export interface ThreadedProjectionsOptions {
   readonly log: (level: 'info' | 'warn' | 'error', fields: Record<string, unknown>, message: string) => void
 }
 
-/** How long a status request waits for a busy thread before answering from what this thread knows. */
-const STATUS_WAIT_MS = 20
+/**
+ * How long a status request waits for a busy thread before answering from what this thread
+ * knows: health must answer within a few milliseconds, however busy the projections are.
+ */
+const STATUS_WAIT_MS = 5
 
 const within = <T>(ms: number, work: Promise<T>): Promise<T | null> =>
   Promise.race([work.catch(() => null), new Promise<null>((resolve) => setTimeout(() => resolve(null), ms).unref())])
@@ -152,16 +155,17 @@ export class ThreadedProjections implements Projections {
   /**
    * Each thread's own report, or, from a thread too busy to answer within `STATUS_WAIT_MS` (a long
    * batch holds its loop), what this thread knows: the position reached, whether it is live, and
-   * the rest as last reported.
+   * the rest as last reported (a late answer still updates what was last reported).
    */
   async status(): Promise<Record<string, ProjectionStatus>> {
-    const parts = await Promise.all(this.threads.map((thread) => within(STATUS_WAIT_MS, this.request<Record<string, ProjectionStatus>>(thread, { call: 'status' }))))
+    const threads = [...this.threads]
+    const parts = await Promise.all(threads.map((thread) => within(STATUS_WAIT_MS, this.request<Record<string, ProjectionStatus>>(thread, { call: 'status' }).then((part) => {
+      for (const name of thread.names) if (part[name]) this.reported.set(name, part[name])
+      return part
+    }))))
     const merged: Record<string, ProjectionStatus> = {}
     for (const [index, part] of parts.entries()) {
-      for (const name of this.threads[index]!.names) {
-        if (part?.[name]) this.reported.set(name, part[name])
-        merged[name] = part?.[name] ?? this.fromHere(name)
-      }
+      for (const name of threads[index]!.names) merged[name] = part?.[name] ?? this.fromHere(name)
     }
     return merged
   }

@@ -7,6 +7,7 @@ import { allProjectors } from '../index.js'
 import { ProjectionSet } from '../projection-set.js'
 import { ProjectionRegistry } from '../registry.js'
 import { errorText } from '../quarantine.js'
+import { collectWhenQuiet } from './idle-collect.js'
 import type { FromThread, ThreadData, ToThread } from './messages.js'
 
 /**
@@ -16,6 +17,8 @@ import type { FromThread, ThreadData, ToThread } from './messages.js'
 const { config, projectors: names } = workerData as ThreadData
 const port = parentPort!
 const send = (message: FromThread): void => port.postMessage(message)
+/** Shortly after the runners drop their kept documents and derivations on going idle (2 s). */
+const worked = collectWhenQuiet(3000)
 
 /**
  * Lowers this thread's scheduling priority (Linux schedules threads as tasks, named under
@@ -42,7 +45,10 @@ const projections = new ProjectionSet({
     message: fatal ? 'projection stopped' : 'projection failed to advance; retrying',
   }),
   onQuarantine: (projection, record) => send({ type: 'log', level: 'error', fields: { projection, quarantined: record }, message: 'event quarantined: the projection skipped it' }),
-  onAdvance: (name, position) => send({ type: 'advanced', name, position: positionToString(position) }),
+  onAdvance: (name, position) => {
+    worked()
+    send({ type: 'advanced', name, position: positionToString(position) })
+  },
   onLive: (name) => send({ type: 'live', name }),
   onProgress: (projection, position, head) => send({ type: 'log', level: 'info', fields: { projection, position, head }, message: 'projection catching up with the event log' }),
 })

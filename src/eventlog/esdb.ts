@@ -8,6 +8,7 @@ import { EventLogError, MaxAppendSizeExceeded, Unavailable, WrongExpectedVersion
 import {
   asCommandError, esdbSubscription, fromClientPosition, fromClientRecord, isSystemRecord, positionOf, records, toEventLogError, toReadPosition,
 } from './esdb-subscription.js'
+import { JsonText, type JsonObject } from './port.js'
 import type {
   ActualRevision, AppendOptions, AppendResult, DeleteOptions, EventData, EventLog, ExpectedRevision, Position, ReadAllOptions,
   ReadStreamOptions, RecordedEvent, SubscribeOptions, Subscription,
@@ -77,10 +78,11 @@ export class EsdbEventLog implements EventLog {
       validateEvent(event)
       // Serialised here so that a bigint fails in our code: inside the client's batch writer the
       // TypeError would become an unhandled rejection and the append would never settle.
-      const data = Buffer.byteLength(JSON.stringify(event.data))
+      const text = event.data instanceof JsonText ? event.data.toString() : JSON.stringify(event.data)
       const metadata = event.metadata === undefined ? 0 : Buffer.byteLength(JSON.stringify(event.metadata))
-      size += recordSize(event.type, data, metadata)
-      return jsonEvent({ id: event.id, type: event.type, data: event.data, metadata: event.metadata })
+      size += recordSize(event.type, Buffer.byteLength(text), metadata)
+      const data = event.data instanceof JsonText ? JSON.parse(text) as JsonObject : event.data
+      return jsonEvent({ id: event.id, type: event.type, data, metadata: event.metadata })
     })
     const work = (async (): Promise<AppendResult> => {
       try {

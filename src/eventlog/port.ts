@@ -29,6 +29,22 @@ export type JsonObject = { [key: string]: unknown }
 export const isJsonObject = (value: unknown): value is JsonObject =>
   value !== null && typeof value === 'object' && !Array.isArray(value)
 
+/**
+ * A JSON object already serialised by its producer, as text or as its UTF-8 bytes in pieces
+ * (joined where it is written): the log stores it as it is.
+ */
+export class JsonText {
+  constructor(readonly text: string | readonly Uint8Array[]) {}
+
+  get bytes(): number {
+    return typeof this.text === 'string' ? Buffer.byteLength(this.text) : this.text.reduce((sum, part) => sum + part.byteLength, 0)
+  }
+
+  toString(): string {
+    return typeof this.text === 'string' ? this.text : Buffer.concat(this.text).toString('utf8')
+  }
+}
+
 export interface EventData {
   /**
    * A UUID. Retrying an append with the same ids and the same exact revision or `no_stream` is
@@ -39,7 +55,7 @@ export interface EventData {
   readonly id: string
   /** Our own PascalCase past-tense name; never starts with `$`. */
   readonly type: string
-  readonly data: JsonObject
+  readonly data: JsonObject | JsonText
   readonly metadata?: JsonObject
 }
 
@@ -135,6 +151,11 @@ export interface EventLog {
   subscribeToAll(options?: SubscribeOptions): Subscription
   /** The position of the newest event, or null when the log is empty. */
   headPosition(): Promise<Position | null>
+  /**
+   * When the first event after `position` (from the start when null) was written, or null when
+   * none is; a log that can tell without reading the event's data offers it.
+   */
+  createdAfter?(position: Position | null): Promise<Date | null>
   /**
    * Soft delete: reads fail with StreamNotFound; a later append recreates the stream. A stream
    * that was never written cannot be soft-deleted, whatever the expectation: WrongExpectedVersion.

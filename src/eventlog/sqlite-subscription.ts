@@ -12,6 +12,15 @@ export interface SubscriptionSource {
 }
 
 const PAGE = 500
+/** Characters of event data one page should hold, about: a page of large events is fewer rows. */
+const PAGE_CHARS = 4 * 1024 * 1024
+
+/** The rows to ask for next, from the size of the rows of the last page. */
+const nextPageRows = (rows: readonly EventRow[]): number => {
+  let chars = 0
+  for (const row of rows) chars += row.data.length + (row.metadata?.length ?? 0)
+  return chars === 0 ? PAGE : Math.max(1, Math.min(PAGE, Math.floor((PAGE_CHARS * rows.length) / chars)))
+}
 /** Log positions one query may scan; a filter that matches little still yields between windows. */
 const SEARCH_WINDOW = 32n * 128n
 
@@ -35,6 +44,7 @@ const filterSql = (filter: SubscriptionFilter | undefined): { where: string; par
 
 /**
  * A catch-up subscription over the SQLite log. It pages through history with the filter applied
+ * (pages of large events hold fewer rows, and a row is let go once it is delivered)
  * in SQL, over a bounded window of positions below the head it read first, so a checkpoint at the
  * window's end never passes an undelivered event (SQLite serialises writers: every position below
  * a visible head is committed). It yields to the event loop between pages. Once it reaches the
@@ -42,7 +52,7 @@ const filterSql = (filter: SubscriptionFilter | undefined): { where: string; par
  */
 export const sqliteSubscription = (source: SubscriptionSource, options: SubscribeOptions): Subscription => {
   const { where, params } = filterSql(options.filter)
-  const page = source.query(`SELECT ${EVENT_COLUMNS} FROM events WHERE global_position > ? AND global_position <= ?${where} ORDER BY global_position LIMIT ${PAGE}`)
+  const page = source.query(`SELECT ${EVENT_COLUMNS} FROM events WHERE global_position > ? AND global_position <= ?${where} ORDER BY global_position LIMIT ?`)
   let stopped = false
   let wake: (() => void) | undefined
 
@@ -62,21 +72,25 @@ export const sqliteSubscription = (source: SubscriptionSource, options: Subscrib
     const start = options.fromPosition ?? 'start'
     let from = start === 'start' ? 0n : start === 'end' ? source.head() : start.commit
     let caughtUp = false
+    let limit = PAGE
     while (!stopped && !source.isClosed()) {
       const head = source.head()
       const upper = head - from > SEARCH_WINDOW ? from + SEARCH_WINDOW : head
-      const rows = page.all(from, upper, ...params) as EventRow[]
-      for (const row of rows) {
+      const rows = page.all(from, upper, ...params, limit) as EventRow[]
+      const full = rows.length === limit
+      limit = nextPageRows(rows)
+      while (rows.length > 0) {
+        const row = rows.shift()!
         yield { kind: 'event', event: toRecordedEvent(row) }
         from = row.global_position
         if (stopped) return
       }
-      if (rows.length < PAGE && upper > from) {
+      if (!full && upper > from) {
         from = upper
         const position: Position = { commit: upper, prepare: upper }
         yield { kind: 'checkpoint', position }
       }
-      if (rows.length === PAGE || upper < head) {
+      if (full || upper < head) {
         await yieldToEventLoop()
         continue
       }

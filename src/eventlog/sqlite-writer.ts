@@ -3,10 +3,10 @@ import { decideAppend, type StreamState } from './append-rules.js'
 import { EventLogError, StreamDeleted, Unavailable, WrongExpectedVersion } from './errors.js'
 import type { ActualRevision, AppendResult, ExpectedRevision } from './port.js'
 
-/** One append as the writer takes it: events already validated, serialised and weighed. */
+/** One append as the writer takes it: events already validated, serialised (data as text or UTF-8 pieces) and weighed. */
 export interface AppendRequest {
   readonly stream: string
-  readonly events: readonly { id: string; type: string; data: string; metadata: string | null }[]
+  readonly events: readonly { id: string; type: string; data: string | readonly Uint8Array[]; metadata: string | null }[]
   readonly expected: ExpectedRevision
 }
 
@@ -28,6 +28,9 @@ export const outcomeError = (outcome: Exclude<AppendOutcome, { ok: AppendResult 
     case 'unavailable': return new Unavailable(outcome.message)
   }
 }
+
+/** Data as SQLite binds it: UTF-8 pieces joined in a buffer, which the insert casts to text. */
+const boundText = (data: string | readonly Uint8Array[]): string | Buffer => (typeof data === 'string' ? data : Buffer.concat(data))
 
 export type StoredStreamState = StreamState & { truncateBefore: bigint }
 
@@ -58,7 +61,7 @@ export class SqliteLogWriter {
     this.statements = {
       idAt: db.prepare('SELECT event_id FROM events WHERE stream_id = ? AND stream_revision = ?').pluck(),
       positionAt: db.prepare('SELECT global_position FROM events WHERE stream_id = ? AND stream_revision = ?').pluck(),
-      insert: db.prepare('INSERT INTO events (stream_id, stream_revision, event_id, event_type, created_ms, data, metadata) VALUES (?, ?, ?, ?, ?, ?, ?)'),
+      insert: db.prepare('INSERT INTO events (stream_id, stream_revision, event_id, event_type, created_ms, data, metadata) VALUES (?, ?, ?, ?, ?, CAST(? AS TEXT), ?)'),
       undelete: db.prepare('UPDATE deleted_streams SET soft_deleted = 0, truncate_before = ? WHERE stream_id = ?'),
     }
     this.commitGroup = db.transaction((group, now, outcomes) => {
@@ -74,7 +77,7 @@ export class SqliteLogWriter {
       let revision = first
       let position = 0n
       for (const event of events) {
-        position = this.statements.insert.run(stream, revision, event.id, event.type, now, event.data, event.metadata).lastInsertRowid as bigint
+        position = this.statements.insert.run(stream, revision, event.id, event.type, now, boundText(event.data), event.metadata).lastInsertRowid as bigint
         revision++
       }
       if (undelete) this.statements.undelete.run(first, stream)
@@ -105,7 +108,7 @@ export class SqliteLogWriter {
         if (events.length > 1 || decision.undelete) return { ok: this.writeEvents(stream, decision.firstRevision, decision.undelete, events, now) }
         // One row is written whole or not at all, so it needs no savepoint of its own.
         const event = events[0]!
-        const position = this.statements.insert.run(stream, decision.firstRevision, event.id, event.type, now, event.data, event.metadata).lastInsertRowid as bigint
+        const position = this.statements.insert.run(stream, decision.firstRevision, event.id, event.type, now, boundText(event.data), event.metadata).lastInsertRowid as bigint
         return { ok: { nextExpectedRevision: decision.firstRevision, position: { commit: position, prepare: position } } }
       }
     }

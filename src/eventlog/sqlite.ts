@@ -4,6 +4,7 @@ import { dirname } from 'node:path'
 import { Worker } from 'node:worker_threads'
 import { DEFAULT_MAX_APPEND_SIZE, assertDeleteExpectation, deleteAllowed, recordSize, validateEvent } from './append-rules.js'
 import { EventLogError, MaxAppendSizeExceeded, StreamDeleted, StreamNotFound, Unavailable, WrongExpectedVersion } from './errors.js'
+import { JsonText } from './port.js'
 import type {
   AppendOptions, AppendResult, DeleteOptions, EventData, EventLog, ExpectedRevision, Position, ReadAllOptions, ReadStreamOptions,
   RecordedEvent, SubscribeOptions, Subscription,
@@ -79,6 +80,7 @@ export class SqliteEventLog implements EventLog, SubscriptionSource {
       tombstone: this.db.prepare(`INSERT INTO deleted_streams (stream_id, tombstoned) VALUES (?, 1)
         ON CONFLICT (stream_id) DO UPDATE SET tombstoned = 1`),
       head: this.db.prepare('SELECT max(global_position) FROM events').pluck(),
+      createdAfter: this.db.prepare('SELECT created_ms FROM events WHERE global_position > ? ORDER BY global_position LIMIT 1').pluck(),
       streamForwards: this.db.prepare(`SELECT ${EVENT_COLUMNS} FROM events WHERE stream_id = ? AND stream_revision >= ? ORDER BY stream_revision LIMIT ?`),
       streamBackwards: this.db.prepare(`SELECT ${EVENT_COLUMNS} FROM events WHERE stream_id = ? AND stream_revision <= ? AND stream_revision >= ? ORDER BY stream_revision DESC LIMIT ?`),
       allForwards: this.db.prepare(`SELECT ${EVENT_COLUMNS} FROM events WHERE global_position >= ? ORDER BY global_position LIMIT ?`),
@@ -95,9 +97,9 @@ export class SqliteEventLog implements EventLog, SubscriptionSource {
       let size = 0
       const serialised = events.map((event) => {
         validateEvent(event)
-        const data = JSON.stringify(event.data)
+        const data = event.data instanceof JsonText ? event.data.text : JSON.stringify(event.data)
         const metadata = event.metadata === undefined ? null : JSON.stringify(event.metadata)
-        size += recordSize(event.type, Buffer.byteLength(data), metadata === null ? 0 : Buffer.byteLength(metadata))
+        size += recordSize(event.type, event.data instanceof JsonText ? event.data.bytes : Buffer.byteLength(data as string), metadata === null ? 0 : Buffer.byteLength(metadata))
         return { id: event.id.toLowerCase(), type: event.type, data, metadata }
       })
       if (size > this.maxAppendSize) throw new MaxAppendSizeExceeded(this.maxAppendSize, size)
@@ -276,6 +278,11 @@ export class SqliteEventLog implements EventLog, SubscriptionSource {
   async headPosition(): Promise<Position | null> {
     const head = this.statements.head.get() as bigint | null
     return head === null ? null : { commit: head, prepare: head }
+  }
+
+  async createdAfter(position: Position | null): Promise<Date | null> {
+    const created = this.statements.createdAfter.get(position === null ? 0n : position.commit) as bigint | undefined
+    return created === undefined ? null : new Date(Number(created))
   }
 
   async deleteStream(stream: string, options: DeleteOptions = {}): Promise<void> {

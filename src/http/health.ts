@@ -36,6 +36,10 @@ const withHead = (status: Record<string, ProjectionStatus>, head: Position | nul
 /** Age in whole seconds of the first event after `position`: how far behind a projection is in time. */
 const secondsBehind = async (log: EventLog, position: string | null): Promise<number> => {
   const from = position === null ? 'start' as const : { commit: BigInt(position), prepare: BigInt(position) }
+  if (log.createdAfter) {
+    const created = await log.createdAfter(from === 'start' ? null : from)
+    return created === null ? 0 : Math.max(0, Math.floor((Date.now() - created.getTime()) / 1000))
+  }
   for await (const event of log.readAll({ fromPosition: from, maxCount: 2 })) {
     if (position !== null && event.position.commit === BigInt(position)) continue
     return Math.max(0, Math.floor((Date.now() - event.created.getTime()) / 1000))

@@ -1,9 +1,10 @@
 import { Unavailable, WrongExpectedVersion } from '../eventlog/errors.js'
 import type { EventData, EventLog, JsonObject, Position } from '../eventlog/port.js'
-import { comparePositions } from '../eventlog/port.js'
+import { JsonText, comparePositions } from '../eventlog/port.js'
+import type { PreparedCapture } from './prepare.js'
 import { EVENTS_CAPTURED, type CapturedEvent } from './captured-event.js'
 import { unavailable } from './errors.js'
-import { groupAppends, packEvents, surelyFitsOneAppend, weighSliced, weightOf, type Pack } from './packing.js'
+import { checkWeights, groupAppends, packEvents, surelyFitsOneAppend, weighSliced, weightOf, type Pack } from './packing.js'
 import { requestEventId, stableEventId } from './stable-id.js'
 
 export interface CapturedBatch {
@@ -48,21 +49,60 @@ const appendOnce = async (log: EventLog, stream: string, events: EventData[]): P
  * the last position written once every append is durable (null when all were already).
  */
 export const appendCaptured = async (log: EventLog, batch: CapturedBatch): Promise<Position | null> => {
-  const { environmentId, requestId, events, metadata, source } = batch
-  const metadataBytes = Buffer.byteLength(JSON.stringify(metadata))
-  const emptyData = Buffer.byteLength(JSON.stringify({ environmentId, events: [] }))
-  const wrapper = weightOf(EVENTS_CAPTURED, emptyData, metadataBytes)
+  const { environmentId, events, source } = batch
+  const wrapper = wrapperWeight(environmentId, batch.metadata)
   const packs: Pack[] = source && surelyFitsOneAppend(source.textBytes, events.length, source.ipBytes, wrapper)
     ? [{ events: [...events], bytes: 0 }]
     : packEvents(events, await weighSliced(events), wrapper)
-  const records = packs.map((pack) => ({ pack, weight: wrapper + pack.bytes - 1 }))
+  return writePacks(log, batch, packs.map((pack) => ({ data: () => ({ environmentId, events: pack.events }), weight: wrapper + pack.bytes - 1 })))
+}
+
+/** A request whose events a decoding thread already normalised and packed as JSON text. */
+export interface PreparedBatch extends Omit<CapturedBatch, 'events' | 'source'> {
+  readonly prepared: PreparedCapture
+  readonly ipBytes: number
+}
+
+/**
+ * `appendCaptured` for a prepared request: the same packs, appends and ids, with each log
+ * event's data made by wrapping the prepared text rather than by serialising objects.
+ */
+export const appendPrepared = async (log: EventLog, batch: PreparedBatch): Promise<Position | null> => {
+  const { environmentId, prepared } = batch
+  const wrapper = wrapperWeight(environmentId, batch.metadata)
+  const head = UTF8.encode(`{"environmentId":${JSON.stringify(environmentId)},"events":[`)
+  const count = prepared.weights.length
+  const packs = surelyFitsOneAppend(prepared.textBytes, count, batch.ipBytes, wrapper)
+    ? [{ parts: prepared.packs.flatMap((pack, i) => (i === 0 ? [pack] : [COMMA, pack])), bytes: 0 }]
+    : (checkWeights(prepared.weights, wrapper), prepared.packs.map((pack, i) => ({ parts: [pack], bytes: prepared.packBytes[i]! })))
+  return writePacks(log, batch, packs.map(({ parts, bytes }) => ({ data: () => new JsonText([head, ...parts, CLOSE]), weight: wrapper + bytes - 1 })))
+}
+
+/** Pieces of their own (not slices of a shared pool), so that posting one copies only it. */
+const UTF8 = new TextEncoder()
+const COMMA = UTF8.encode(',')
+const CLOSE = UTF8.encode(']}')
+
+/** The weight of one `EventsCaptured` log event without its events. */
+const wrapperWeight = (environmentId: number, metadata: JsonObject): number =>
+  weightOf(EVENTS_CAPTURED, Buffer.byteLength(JSON.stringify({ environmentId, events: [] })), Buffer.byteLength(JSON.stringify(metadata)))
+
+/**
+ * Appends the log events, grouped within the append budget, to the request's streams in turn;
+ * each group's data is made only when its append is, so that a request's copies never pile up.
+ */
+const writePacks = async (
+  log: EventLog, batch: { readonly environmentId: number; readonly requestId: string; readonly metadata: JsonObject },
+  records: readonly { readonly data: () => JsonObject | JsonText; readonly weight: number }[],
+): Promise<Position | null> => {
+  const { environmentId, requestId, metadata } = batch
   let last: Position | null = null
   for (const [part, group] of groupAppends(records).entries()) {
     const stream = ingestStream(environmentId, requestId, part)
-    const data = group.map(({ pack }, index): EventData => ({
+    const data = group.map(({ data }, index): EventData => ({
       id: part === 0 && index === 0 ? requestEventId(requestId) : stableEventId(`${stream}:${index}`),
       type: EVENTS_CAPTURED,
-      data: { environmentId, events: pack.events },
+      data: data(),
       metadata,
     }))
     const position = await appendOnce(log, stream, data)

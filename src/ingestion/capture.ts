@@ -2,16 +2,17 @@ import { createHash } from 'node:crypto'
 import type { EventLog, JsonObject, Position } from '../eventlog/port.js'
 import { SCHEMA_VERSION } from '../kernel/handle-command.js'
 import { newEventId, newUlid } from '../kernel/ids.js'
-import { appendCaptured } from './append.js'
+import { appendCaptured, appendPrepared } from './append.js'
 import type { CapturedEvent } from './captured-event.js'
 import { queryParam, type IngestRequestLike } from './decode.js'
-import { decodeJobOf, isLarge, mayExpand, runDecodeJob, type DecodedRequest } from './decode-job.js'
+import { decodeJobOf, isLarge, mayExpand, runDecodeJob, type DecodeJob, type DecodedRequest } from './decode-job.js'
 import { ON_LOOP_DECODED_BYTES } from './limits.js'
 import type { DecodePool } from './decode-pool.js'
 import { CaptureError, unknownToken } from './errors.js'
 import { importHistorical } from './historical.js'
 import { normaliseEvent, type DropReason, type RequestContext } from './normalise.js'
-import { withoutPerformanceEvents, type RawEvent } from './payload.js'
+import { withoutPerformanceEvents } from './payload.js'
+import { carryUuids, type PreparedCapture } from './prepare.js'
 import { forEachSliced } from './slices.js'
 import { requestSentAt } from './timestamp.js'
 import { requestToken } from './token.js'
@@ -47,31 +48,27 @@ export interface CaptureOutcome {
   readonly batchId?: string
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
-
 /**
  * A request whose every event carries its own uuid is named by its content, so an SDK's retry
  * of the same body lands on the same streams and is recognised; otherwise it gets a fresh id.
  */
-const requestIdOf = (environmentId: number, textDigest: string, events: readonly RawEvent[], now: number): string => {
-  if (!events.every((e) => typeof e['uuid'] === 'string' && UUID.test(e['uuid']))) return newEventId(now)
+const requestIdOf = (environmentId: number, textDigest: string, allUuids: boolean, now: number): string => {
+  if (!allUuids) return newEventId(now)
   return createHash('sha256').update(`${environmentId}\n${textDigest}`).digest('hex').slice(0, 32)
 }
 
-/** Heavy requests are decoded on a thread, so that inflating and parsing never hold the loop. */
 /**
- * Large requests are decoded on a decoding thread; one that may expand is first tried on the loop
- * with a small cap on what it decodes to, and goes to a thread when it decodes to more.
+ * Small requests are decoded on the loop; one that may expand is first tried on the loop with a
+ * small cap on what it decodes to. Null when the request is for a decoding thread.
  */
-const decodeRequest = async (deps: CaptureDeps, input: CaptureInput): Promise<DecodedRequest> => {
-  const job = decodeJobOf(input)
+const decodeOnLoop = async (deps: CaptureDeps, job: DecodeJob): Promise<DecodedRequest | null> => {
   if (!deps.decoder) return runDecodeJob(job)
-  if (isLarge(job)) return deps.decoder.decode(job)
+  if (isLarge(job)) return null
   if (!mayExpand(job)) return runDecodeJob(job)
   try {
     return await runDecodeJob({ ...job, maxDecodedBytes: Math.min(job.maxDecodedBytes ?? ON_LOOP_DECODED_BYTES, ON_LOOP_DECODED_BYTES) })
   } catch (error) {
-    if (error instanceof CaptureError && error.status === 413) return deps.decoder.decode(job)
+    if (error instanceof CaptureError && error.status === 413) return null
     throw error
   }
 }
@@ -79,11 +76,20 @@ const decodeRequest = async (deps: CaptureDeps, input: CaptureInput): Promise<De
 /**
  * One capture request, end to end: decode, recognise the shape, find the token and its
  * environment, normalise each event (dropping what the spec drops), then write. Resolves once
- * everything accepted is durable; throws CaptureError for what PostHog refuses.
+ * everything accepted is durable; throws CaptureError for what PostHog refuses. A heavy request
+ * is decoded, normalised and packed on a decoding thread, so the loop only wraps and appends it.
  */
 export const capture = async (deps: CaptureDeps, input: CaptureInput): Promise<CaptureOutcome> => {
   const now = Date.now()
-  const { request, textBytes, digest } = await decodeRequest(deps, input)
+  const job = decodeJobOf(input)
+  const decoded = await decodeOnLoop(deps, job)
+  if (decoded) return captureDecoded(deps, input, decoded, now)
+  const fromThread = await deps.decoder!.prepare(job, { now, ip: input.ip, time: queryParam(input.query, '_') })
+  return 'prepared' in fromThread ? capturePrepared(deps, input, fromThread.prepared, now) : captureDecoded(deps, input, fromThread, now)
+}
+
+const captureDecoded = async (deps: CaptureDeps, input: CaptureInput, decoded: DecodedRequest, now: number): Promise<CaptureOutcome> => {
+  const { request, textBytes, digest } = decoded
   const events = withoutPerformanceEvents(request.events)
   if (events.length === 0) return { accepted: 0, dropped: request.events.length, position: null }
   const token = requestToken(request)
@@ -108,12 +114,31 @@ export const capture = async (deps: CaptureDeps, input: CaptureInput): Promise<C
     const committed = await importHistorical(deps.log, { environmentId, batchId, events: captured, metadata })
     return { accepted: captured.length, dropped, position: committed.position, batchId }
   }
-  const requestId = requestIdOf(environmentId, digest, events, now)
+  const requestId = requestIdOf(environmentId, digest, carryUuids(events), now)
   const position = await appendCaptured(deps.log, {
     environmentId, requestId, events: captured, metadata: ingestMetadata(requestId, token, nowIso),
     source: { textBytes, ipBytes: input.ip === null ? 0 : Buffer.byteLength(input.ip) },
   })
   return { accepted: captured.length, dropped, position }
+}
+
+/** The rest of capture for a realtime request a decoding thread made ready, with the same refusals in the same order. */
+const capturePrepared = async (deps: CaptureDeps, input: CaptureInput, prepared: PreparedCapture, now: number): Promise<CaptureOutcome> => {
+  const { token } = prepared
+  if (token === null) return { accepted: 0, dropped: prepared.received, position: null }
+  const environmentId = await deps.resolveToken(token)
+  if (environmentId === null) throw unknownToken()
+  if (prepared.refusal) throw new CaptureError(prepared.refusal.status, prepared.refusal.code, prepared.refusal.message)
+  for (const drop of prepared.drops) deps.onDrop?.(drop)
+  const accepted = prepared.weights.length
+  const dropped = prepared.received - accepted
+  if (accepted === 0) return { accepted: 0, dropped, position: null }
+  const requestId = requestIdOf(environmentId, prepared.digest, prepared.allUuids, now)
+  const position = await appendPrepared(deps.log, {
+    environmentId, requestId, prepared, metadata: ingestMetadata(requestId, token, new Date(now).toISOString()),
+    ipBytes: input.ip === null ? 0 : Buffer.byteLength(input.ip),
+  })
+  return { accepted, dropped, position }
 }
 
 const ingestMetadata = (requestId: string, token: string, nowIso: string): JsonObject => ({

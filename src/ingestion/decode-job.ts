@@ -65,11 +65,29 @@ export const checkEventCount = (count: number): void => {
   if (count > MAX_EVENTS_PER_REQUEST) throw tooLarge(`request holds ${count} events, more than the ${MAX_EVENTS_PER_REQUEST} allowed in one request`)
 }
 
+const HASHED_CHARS = 256 * 1024
+
+/**
+ * SHA-256 of a text's UTF-8, fed a slice at a time (never splitting a surrogate pair), so that
+ * hashing a large text needs no buffer of all its bytes.
+ */
+export const sha256OfText = (text: string): string => {
+  const hash = createHash('sha256')
+  for (let start = 0; start < text.length;) {
+    let end = Math.min(text.length, start + HASHED_CHARS)
+    const last = text.charCodeAt(end - 1)
+    if (end < text.length && last >= 0xd800 && last <= 0xdbff) end--
+    hash.update(text.slice(start, end))
+    start = end
+  }
+  return hash.digest('hex')
+}
+
 /** Decodes, parses and recognises a capture request; the same work on a thread or on the loop. */
 export const runDecodeJob = async (job: DecodeJob): Promise<DecodedRequest> => {
   const body = job.body instanceof Uint8Array && !Buffer.isBuffer(job.body) ? Buffer.from(job.body.buffer, job.body.byteOffset, job.body.byteLength) : job.body
   const text = await decodeIngestText({ body, headers: job.headers, query: job.query }, job.maxDecodedBytes === undefined ? {} : { maxDecodedBytes: job.maxDecodedBytes })
   const request = readCaptureRequest(parseIngestJson(text), { engage: job.engage })
   checkEventCount(request.events.length)
-  return { request, textBytes: Buffer.byteLength(text), digest: createHash('sha256').update(text).digest('hex') }
+  return { request, textBytes: Buffer.byteLength(text), digest: sha256OfText(text) }
 }

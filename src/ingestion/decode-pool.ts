@@ -1,14 +1,21 @@
 import { Worker } from 'node:worker_threads'
 import type { DecodeJob, DecodedRequest } from './decode-job.js'
-import { CaptureError, internalError, tooLarge, type CaptureErrorCode } from './errors.js'
+import { CaptureError, internalError, tooLarge } from './errors.js'
 import { eventsOfChunks } from './chunks.js'
 import type { CaptureRequest } from './payload.js'
+import type { PrepareContext, PreparedCapture, Refusal } from './prepare.js'
 
-export interface ToDecodeThread { readonly id: number; readonly job: DecodeJob }
+export interface ToDecodeThread {
+  readonly id: number
+  readonly job: DecodeJob
+  /** Given, a realtime request is also normalised and packed on the thread. */
+  readonly prepare?: PrepareContext
+}
 
 export type DecodedOnThread =
   | ({ readonly ok: true; readonly textBytes: number; readonly digest: string; readonly chunks: string[] } & Omit<CaptureRequest, 'events'>)
-  | { readonly ok: false; readonly status: number; readonly code: CaptureErrorCode; readonly message: string }
+  | { readonly ok: true; readonly prepared: PreparedCapture }
+  | ({ readonly ok: false } & Refusal)
 
 type FromDecodeThread = { readonly id: number; readonly result: DecodedOnThread } | { readonly id: number; readonly failure: string }
 
@@ -44,8 +51,19 @@ export class DecodePool {
 
   /** Decodes on a thread; the events come back parsed a slice at a time on the caller's loop. */
   async decode(job: DecodeJob): Promise<DecodedRequest> {
-    const result = await this.run(job)
+    const decoded = await this.prepare(job)
+    if ('prepared' in decoded) throw internalError()
+    return decoded
+  }
+
+  /**
+   * Decodes on a thread; given a context, a realtime request comes back ready to write (a
+   * historical one, or any without a context, comes back decoded).
+   */
+  async prepare(job: DecodeJob, context?: PrepareContext): Promise<DecodedRequest | { readonly prepared: PreparedCapture }> {
+    const result = await this.run(job, context)
     if (!result.ok) throw new CaptureError(result.status, result.code, result.message)
+    if ('prepared' in result) return { prepared: result.prepared }
     const { chunks, textBytes, digest, ...request } = result
     return { request: { ...request, events: await eventsOfChunks(chunks) }, textBytes, digest }
   }
@@ -55,14 +73,14 @@ export class DecodePool {
     await Promise.all(this.threads.splice(0).map((thread) => thread.worker.terminate()))
   }
 
-  private run(job: DecodeJob): Promise<DecodedOnThread> {
+  private run(job: DecodeJob, prepare?: PrepareContext): Promise<DecodedOnThread> {
     const thread = this.pick()
     if (thread.idle) clearTimeout(thread.idle)
     thread.idle = null
     const id = this.nextId++
     return new Promise((resolve, reject) => {
       thread.pending.set(id, { resolve, reject })
-      thread.worker.postMessage({ id, job } satisfies ToDecodeThread)
+      thread.worker.postMessage({ id, job, ...(prepare ? { prepare } : {}) } satisfies ToDecodeThread)
     })
   }
 

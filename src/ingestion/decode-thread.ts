@@ -1,6 +1,7 @@
 import { parentPort } from 'node:worker_threads'
 import { runDecodeJob, type DecodeJob } from './decode-job.js'
 import { CaptureError } from './errors.js'
+import { prepareCapture, refusalOf } from './prepare.js'
 import type { DecodedOnThread, ToDecodeThread } from './decode-pool.js'
 
 /** Largest JSON text of one chunk of events sent back: small enough to parse in a moment. */
@@ -28,20 +29,23 @@ const chunksOf = (events: readonly unknown[]): string[] => {
   return chunks
 }
 
-const answer = async (job: DecodeJob): Promise<DecodedOnThread> => {
+/** A realtime request comes back normalised and packed when asked; a historical one as its events. */
+const answer = async ({ job, prepare }: ToDecodeThread): Promise<DecodedOnThread> => {
   try {
-    const { request, textBytes, digest } = await runDecodeJob(job)
+    const decoded = await runDecodeJob(job)
+    const { request, textBytes, digest } = decoded
+    if (prepare && !request.historicalMigration) return { ok: true, prepared: prepareCapture(decoded, prepare) }
     const { shape, batchToken, historicalMigration, sentAt } = request
     return { ok: true, shape, batchToken, historicalMigration, sentAt, textBytes, digest, chunks: chunksOf(request.events) }
   } catch (error) {
-    if (error instanceof CaptureError) return { ok: false, status: error.status, code: error.code, message: error.message }
+    if (error instanceof CaptureError) return { ok: false, ...refusalOf(error) }
     throw error
   }
 }
 
 parentPort!.on('message', (message: ToDecodeThread) => {
-  void answer(message.job).then(
-    (result) => parentPort!.postMessage({ id: message.id, result }),
+  void answer(message).then(
+    (result) => parentPort!.postMessage({ id: message.id, result }, 'prepared' in result ? result.prepared.packs.map((pack) => pack.buffer as ArrayBuffer) : []),
     (error: unknown) => parentPort!.postMessage({ id: message.id, failure: error instanceof Error ? error.message : String(error) }),
   )
 })

@@ -1,11 +1,8 @@
 import { isUtf8 } from 'node:buffer'
-import { promisify } from 'node:util'
-import { gunzip } from 'node:zlib'
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../kernel/json-depth.js'
 import { decodingFailed, emptyPayload, parsingFailed, tooLarge } from './errors.js'
+import { gunzipText } from './gunzip-text.js'
 import { decompressLz64 } from './lz64.js'
-
-const gunzipAsync = promisify(gunzip)
 
 /** What the decoder needs of a request: fastify's request fits, and so does a plain object. */
 export interface IngestRequestLike {
@@ -79,18 +76,6 @@ const decodeBase64 = (text: string): Buffer | null => {
   return decoded.length === 0 ? null : decoded
 }
 
-const gunzipBounded = async (bytes: Buffer, limit: number): Promise<Buffer> => {
-  try {
-    // maxOutputLength makes zlib stop inflating at the limit instead of filling memory.
-    return await gunzipAsync(bytes, { maxOutputLength: limit })
-  } catch (error) {
-    if ((error as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE' || error instanceof RangeError) {
-      throw tooLarge(`decompressed payload exceeds ${limit} bytes`)
-    }
-    throw decodingFailed('invalid gzip data')
-  }
-}
-
 const utf8Text = (bytes: Buffer, limit: number): string => {
   if (bytes.length > limit) throw tooLarge(`payload exceeds ${limit} bytes`)
   if (!isUtf8(bytes)) throw decodingFailed('invalid body encoding')
@@ -140,13 +125,12 @@ export const decodeIngestText = async (request: IngestRequestLike, options: Deco
   }
   const compression = queryCompression ?? formCompression ?? compressionOf(header(request, 'content-encoding')) ?? 'none'
   if (compression === 'lz64') return decompressLz64(bytes.toString('utf8').trim(), limit)
-  if (compression === 'gzip' || startsWithGzip(bytes)) bytes = await gunzipBounded(bytes, limit)
-  const text = utf8Text(bytes, limit)
+  const text = compression === 'gzip' || startsWithGzip(bytes) ? await gunzipText(bytes, limit) : utf8Text(bytes, limit)
   const first = text.charCodeAt(0)
   if (first === 0x7b || first === 0x5b) return text // '{' or '[': JSON already
   const unwrapped = decodeBase64(text)
   if (!unwrapped) return text
-  return utf8Text(startsWithGzip(unwrapped) ? await gunzipBounded(unwrapped, limit) : unwrapped, limit)
+  return startsWithGzip(unwrapped) ? gunzipText(unwrapped, limit) : utf8Text(unwrapped, limit)
 }
 
 /**

@@ -34,28 +34,38 @@ export const weighSliced = async (events: readonly CapturedEvent[], observe?: (j
   return weights
 }
 
+/** Refuses with 413 the first event that could not fit in any append, `wrapper` being its log event's other weight. */
+export const checkWeights = (weights: readonly number[], wrapper: number): void => {
+  for (const weight of weights) if (wrapper + weight + 1 > APPEND_BUDGET) throw tooLarge(`one event weighs ${weight + 1} bytes`)
+}
+
+/** Splits items, in order, into runs of at most `RECORD_BUDGET` bytes by their weights (one item always fits in a run of its own). */
+export const splitPacks = <T>(items: readonly T[], weights: readonly number[]): { items: T[]; bytes: number }[] => {
+  const packs: { items: T[]; bytes: number }[] = []
+  let current: T[] = []
+  let bytes = 0
+  items.forEach((item, i) => {
+    const weight = weights[i]! + 1
+    if (current.length > 0 && bytes + weight > RECORD_BUDGET) {
+      packs.push({ items: current, bytes })
+      current = []
+      bytes = 0
+    }
+    current.push(item)
+    bytes += weight
+  })
+  if (current.length > 0) packs.push({ items: current, bytes })
+  return packs
+}
+
 /**
  * Splits events, in order, into packs of at most `RECORD_BUDGET` bytes (one event always fits in
  * a pack of its own). `wrapper` is the weight of one log event around its events: type, metadata
  * and the data's other fields. An event that could not fit in any append is refused with 413.
  */
 export const packEvents = (events: readonly CapturedEvent[], weights: readonly number[], wrapper: number): Pack[] => {
-  const packs: Pack[] = []
-  let current: CapturedEvent[] = []
-  let bytes = 0
-  events.forEach((event, i) => {
-    const weight = weights[i]! + 1
-    if (wrapper + weight > APPEND_BUDGET) throw tooLarge(`one event weighs ${weight} bytes`)
-    if (current.length > 0 && bytes + weight > RECORD_BUDGET) {
-      packs.push({ events: current, bytes })
-      current = []
-      bytes = 0
-    }
-    current.push(event)
-    bytes += weight
-  })
-  if (current.length > 0) packs.push({ events: current, bytes })
-  return packs
+  checkWeights(weights, wrapper)
+  return splitPacks(events, weights).map(({ items, bytes }) => ({ events: items, bytes }))
 }
 
 /**
