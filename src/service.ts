@@ -62,6 +62,7 @@ const startProjections = (config: Config, log: EventLog, store: ReadStore, regis
 /** Opens the stores and starts the requested roles of one process. */
 export const startService = async (config: Config, roles: readonly Role[], logger: FastifyBaseLogger): Promise<Service> => {
   const { log, store } = await openStorage(config, {
+    commitThread: true,
     // With projections on their own threads, this thread only reads the read store and renews
     // leases; a lease write must not block requests behind a projection's commit.
     ...(roles.includes('projector') && config.HEDGELOG_PROJECTION_THREADS > 0 ? { readStoreBusyTimeoutMs: 20 } : {}),

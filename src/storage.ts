@@ -17,6 +17,8 @@ export interface OpenStorageOptions {
   readonly onReadStoreMovedAside?: (path: string, movedTo: string, reason: string) => void
   /** How long an embedded read store write waits for another connection's lock (default 5 s). */
   readonly readStoreBusyTimeoutMs?: number
+  /** The embedded log commits large groups of appends on a thread of its own (for a process serving requests). */
+  readonly commitThread?: boolean
 }
 
 const reasonOf = (error: unknown): string => {
@@ -37,10 +39,10 @@ const ensureWritableDirectory = (path: string): void => {
   }
 }
 
-const openSqliteEventLog = (path: string): SqliteEventLog => {
+const openSqliteEventLog = (path: string, commitThread: boolean): SqliteEventLog => {
   ensureWritableDirectory(path)
   try {
-    return new SqliteEventLog({ path, commitThread: true })
+    return new SqliteEventLog({ path, commitThread })
   } catch (error) {
     throw new StorageError(`cannot open the event log ${path}: ${reasonOf(error)}`)
   }
@@ -67,10 +69,10 @@ const openSqliteReadStore = (path: string, options: OpenStorageOptions): SqliteR
 }
 
 /** The event log the configuration names: EventStoreDB when its URL is set, else the SQLite file. */
-export const openEventLog = async (config: Config): Promise<EventLog> =>
+export const openEventLog = async (config: Config, options: Pick<OpenStorageOptions, 'commitThread'> = {}): Promise<EventLog> =>
   config.HEDGELOG_EVENTSTORE_URL
     ? (await import('./eventlog/esdb.js')).EsdbEventLog.connect(config.HEDGELOG_EVENTSTORE_URL)
-    : openSqliteEventLog(config.eventLogPath)
+    : openSqliteEventLog(config.eventLogPath, options.commitThread === true)
 
 /** The read store the configuration names: MongoDB when its URL is set, else the SQLite file. */
 export const openReadStore = async (config: Config, options: OpenStorageOptions = {}): Promise<ReadStore> => {
@@ -84,7 +86,7 @@ export const openReadStore = async (config: Config, options: OpenStorageOptions 
 }
 
 export const openStorage = async (config: Config, options: OpenStorageOptions = {}): Promise<{ log: EventLog; store: ReadStore }> => {
-  const log = await openEventLog(config)
+  const log = await openEventLog(config, options)
   try {
     return { log, store: await openReadStore(config, options) }
   } catch (error) {

@@ -22,18 +22,31 @@ export interface SqliteEventLogOptions {
   /** How often an idle subscription looks for events written by other processes. Default 50 ms. */
   readonly pollIntervalMs?: number
   /**
-   * Commit appends on a thread of their own (a file log only), so that waiting for the disk never
-   * holds this thread's event loop. Default false.
+   * Commit large groups of appends on a thread of their own (a file log only), so that writing
+   * and syncing them never holds this thread's event loop. Default false.
    */
   readonly commitThread?: boolean
 }
 
 interface PendingAppend extends AppendRequest {
+  readonly bytes: number
   readonly resolve: (result: AppendResult) => void
   readonly reject: (error: unknown) => void
 }
 
 const PAGE = 500
+/**
+ * Groups up to this many bytes are committed on the calling thread even when a commit thread
+ * runs: a small commit takes less time than the hop to another thread and back. Larger groups
+ * (big batches, imports) are committed on the commit thread, so they never hold the event loop.
+ */
+const INLINE_COMMIT_BYTES = 256 * 1024
+
+const weightOf = (group: readonly PendingAppend[]): number => {
+  let bytes = 0
+  for (const append of group) bytes += append.bytes
+  return bytes
+}
 const MAX_REVISION = 2n ** 63n - 2n
 
 /** Driver errors stop here: ours pass through, SQLite's (busy, I/O, full) become Unavailable. */
@@ -44,8 +57,8 @@ const asEventLogError = (error: unknown): EventLogError =>
  * The embedded event log: a SQLite file in WAL mode with `synchronous=FULL`, so an acknowledged
  * append survives a crash or power loss. Appends that arrive together are group-committed: one
  * transaction (one fsync) per group, with a savepoint per append so one conflicting append does
- * not fail its neighbours. Without a commit thread a group is what one turn of the event loop
- * brings; with one, a group is what arrived while the previous commit was being made durable.
+ * not fail its neighbours. A group is what one turn of the event loop brings, or what arrived
+ * while a large group was being made durable on the commit thread.
  */
 export class SqliteEventLog implements EventLog, SubscriptionSource {
   readonly kind = 'sqlite' as const
@@ -73,6 +86,8 @@ export class SqliteEventLog implements EventLog, SubscriptionSource {
     this.maxAppendSize = options.maxAppendSize ?? DEFAULT_MAX_APPEND_SIZE
     this.pollIntervalMs = options.pollIntervalMs ?? 50
     this.useCommitThread = options.commitThread === true && options.path !== ':memory:'
+    // Started now rather than at the first large group, so that group does not wait for it to boot.
+    if (this.useCommitThread) this.commitThread = this.startCommitThread()
     this.streamState = streamStateReader(this.db)
     this.statements = {
       softDelete: this.db.prepare(`INSERT INTO deleted_streams (stream_id, soft_deleted) VALUES (?, 1)
@@ -104,7 +119,7 @@ export class SqliteEventLog implements EventLog, SubscriptionSource {
       })
       if (size > this.maxAppendSize) throw new MaxAppendSizeExceeded(this.maxAppendSize, size)
       return new Promise((resolve, reject) => {
-        this.pending.push({ stream, events: serialised, expected, resolve, reject })
+        this.pending.push({ stream, events: serialised, expected, bytes: size, resolve, reject })
         if (!this.flushScheduled && this.inFlight === null) {
           this.flushScheduled = true
           setImmediate(() => this.flush())
@@ -122,7 +137,7 @@ export class SqliteEventLog implements EventLog, SubscriptionSource {
     this.pending = []
     if (group.length === 0) return this.settleDrained()
     const now = BigInt(Date.now())
-    if (this.useCommitThread) return this.sendToCommitThread(group, now)
+    if (this.useCommitThread && weightOf(group) > INLINE_COMMIT_BYTES) return this.sendToCommitThread(group, now)
     let outcomes: AppendOutcome[]
     try {
       this.writer ??= new SqliteLogWriter(this.db)
