@@ -77,6 +77,12 @@ const assemble = (fields: readonly string[], values: readonly (string | null)[])
   return doc
 }
 
+interface WritePlan {
+  readonly fields: readonly string[]
+  readonly upsert: Database.Statement
+  readonly remove: Database.Statement
+}
+
 /**
  * Read models in a SQLite file: one table of JSON documents per collection, and the projection
  * checkpoints beside them, so "write documents and move the checkpoint" is one local transaction.
@@ -88,6 +94,8 @@ export class SqliteReadStore implements ReadStore {
   private readonly statements = new Map<string, Database.Statement>()
   /** Per collection whose table exists, its indexed fields, each kept in a column of its own. */
   private readonly tables = new Map<string, string[]>()
+  /** Per collection, its prepared writes; dropped whenever its indexed fields change. */
+  private readonly plans = new Map<string, WritePlan>()
 
   constructor(options: SqliteReadStoreOptions) {
     if (options.path !== ':memory:') mkdirSync(dirname(options.path), { recursive: true })
@@ -194,11 +202,23 @@ export class SqliteReadStore implements ReadStore {
 
   /** The statement and values that write one document (`body` its JSON text) or delete it (`body` null). */
   private writeOf(collection: string, id: string, body: string | null, doc?: JsonObject): { statement: Database.Statement; values: unknown[] } {
-    const name = this.ensureTable(collection)
-    if (body === null) return { statement: this.statement(`DELETE FROM ${name} WHERE id = ?`), values: [id] }
-    const fields = this.tables.get(collection)!
+    const plan = this.planOf(collection)
+    if (body === null) return { statement: plan.remove, values: [id] }
+    const { fields } = plan
     const parsed = fields.length === 0 ? {} : doc ?? (JSON.parse(body) as JsonObject)
-    return { statement: this.upsert(name, fields), values: [id, body, ...fields.map((field) => extract(parsed, field))] }
+    return { statement: plan.upsert, values: [id, body, ...fields.map((field) => extract(parsed, field))] }
+  }
+
+  /** How a collection's documents are written, prepared once per collection and its indexed fields. */
+  private planOf(collection: string): WritePlan {
+    let plan = this.plans.get(collection)
+    if (!plan) {
+      const name = this.ensureTable(collection)
+      const fields = [...this.tables.get(collection)!]
+      plan = { fields, upsert: this.upsert(name, fields), remove: this.statement(`DELETE FROM ${name} WHERE id = ?`) }
+      this.plans.set(collection, plan)
+    }
+    return plan
   }
 
   private checked(change: DocumentChange): DocumentChange {
@@ -282,6 +302,7 @@ export class SqliteReadStore implements ReadStore {
         this.db.exec(`UPDATE ${name} SET ${columnOf(field)} = ${extractFromBody(field)}`)
       }).immediate()
       known.push(field)
+      this.plans.delete(collection)
     }
     const suffix = `${collection}_${fields.join('_').replace(/[^A-Za-z0-9_]/g, '_')}`
     // Files written before columns held indexed fields have expression indexes under another name.
@@ -292,6 +313,7 @@ export class SqliteReadStore implements ReadStore {
   async dropCollection(collection: string): Promise<void> {
     this.db.exec(`DROP TABLE IF EXISTS ${table(collection)}`)
     this.tables.delete(collection)
+    this.plans.delete(collection)
     for (const sql of this.statements.keys()) if (sql.includes(table(collection))) this.statements.delete(sql)
   }
 
