@@ -1,8 +1,7 @@
-import { existsSync, readlinkSync } from 'node:fs'
-import { setPriority } from 'node:os'
 import { parentPort, workerData } from 'node:worker_threads'
 import { positionToString } from '../../src/eventlog/port.js'
 import { openStorage } from '../../src/storage.js'
+import { lowerThreadPriority } from '../../src/kernel/thread-priority.js'
 import { allProjectors } from '../index.js'
 import { ProjectionSet } from '../projection-set.js'
 import { ProjectionRegistry } from '../registry.js'
@@ -20,20 +19,9 @@ const send = (message: FromThread): void => port.postMessage(message)
 /** Shortly after the runners drop their kept documents and derivations on going idle (2 s). */
 const worked = collectWhenQuiet(3000)
 
-/**
- * Lowers this thread's scheduling priority (Linux schedules threads as tasks, named under
- * /proc/thread-self), so that requests on the main thread come first on a busy CPU.
- */
-const lowerPriority = (nice: number): void => {
-  if (nice === 0 || !existsSync('/proc/thread-self')) return
-  try {
-    const tid = Number(/task\/(\d+)$/.exec(readlinkSync('/proc/thread-self'))?.[1])
-    if (Number.isInteger(tid)) setPriority(tid, nice)
-  } catch (error) {
-    send({ type: 'log', level: 'warn', fields: { err: errorText(error) }, message: 'could not lower the projection thread priority' })
-  }
-}
-lowerPriority(config.HEDGELOG_PROJECTION_NICE)
+// Requests on the main thread come first on a busy CPU; projections take what is left.
+const refused = lowerThreadPriority(config.HEDGELOG_PROJECTION_NICE)
+if (refused) send({ type: 'log', level: 'warn', fields: { err: errorText(refused) }, message: 'could not lower the projection thread priority' })
 
 const { log, store } = await openStorage(config)
 const projections = new ProjectionSet({

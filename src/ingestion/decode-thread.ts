@@ -1,8 +1,17 @@
 import { parentPort } from 'node:worker_threads'
+import { lowerThreadPriority } from '../kernel/thread-priority.js'
 import { runDecodeJob, type DecodeJob } from './decode-job.js'
 import { CaptureError } from './errors.js'
 import { prepareCapture, refusalOf } from './prepare.js'
 import type { DecodedOnThread, ToDecodeThread } from './decode-pool.js'
+
+/**
+ * A heavy request is decoded at a lower priority than the main thread's work, so that on a busy
+ * CPU the light requests (health, decide, single events) are answered first. Not being allowed
+ * to lower it changes nothing else.
+ */
+const DECODE_NICE = 10
+lowerThreadPriority(DECODE_NICE)
 
 /** Largest JSON text of one chunk of events sent back: small enough to parse in a moment. */
 const CHUNK_CHARS = 64 * 1024

@@ -7,6 +7,9 @@ import { exited, runCli, startServer } from '../support/cli.js'
 import { tempDir } from '../support/temp.js'
 import { lz64Bomb } from './support/hostile.js'
 
+// This file runs alone (`tap.serial` in package.json): its latency bounds are the service's own,
+// not those of another test file sharing the machine's cores.
+
 const MiB = 1024 * 1024
 /** The decoded payload a request may carry, and a little under it for the flood's bodies. */
 const DECODED_LIMIT = 20 * MiB

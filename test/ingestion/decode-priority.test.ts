@@ -1,0 +1,31 @@
+import t from 'tap'
+import { readdirSync, readFileSync } from 'node:fs'
+import { exited, runCli, startServer } from '../support/cli.js'
+import { tempDir } from '../support/temp.js'
+
+/** The nice value of each thread of a process, from /proc (field 19 of each task's stat line). */
+const niceOfThreads = (pid: number): number[] =>
+  readdirSync(`/proc/${pid}/task`).map((tid) => {
+    const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8')
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16])
+  })
+
+t.test('a heavy request is decoded on a thread of lower priority than the HTTP thread, and is accepted', { skip: process.platform !== 'linux' && 'reads /proc' }, async (t) => {
+  const dir = tempDir(t)
+  const env = { HEDGELOG_DATA_DIR: dir, HEDGELOG_RATE_LIMITS: 'off' }
+  const init = JSON.parse((await runCli(['init', '--json'], env)).stdout) as { project_api_key: string }
+  const server = await startServer([], env)
+  t.teardown(async () => { server.child.kill('SIGTERM'); await exited(server.child) })
+  const pid = server.child.pid!
+  t.notOk(niceOfThreads(pid).includes(10), 'no decoding thread before a heavy request')
+
+  // Over 256 KiB of body: decoded off the event loop.
+  const batch = Array.from({ length: 3000 }, (_, i) => ({ event: 'heavy', distinct_id: `d-${i}`, properties: { padding: 'x'.repeat(80) } }))
+  const body = JSON.stringify({ api_key: init.project_api_key, batch })
+  t.ok(body.length > 256 * 1024, `a ${body.length}-byte body`)
+  const answer = await fetch(`${server.address}/batch/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body })
+  t.equal(answer.status, 200)
+  const threads = niceOfThreads(pid)
+  t.equal(threads.filter((nice) => nice === 10).length, 1, 'one decoding thread, at nice 10')
+  t.ok(threads.includes(0), 'the HTTP thread keeps the normal priority')
+})
