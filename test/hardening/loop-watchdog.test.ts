@@ -4,6 +4,9 @@ import { exited, runCli, startServer } from '../support/cli.js'
 import { tempDir } from '../support/temp.js'
 import { hostileBody, hostileQuery, type HostileBody } from './support/hostile.js'
 
+// This file runs alone (`tap.serial` in package.json): its latency bound is the service's own,
+// not that of another test file sharing the machine's cores.
+
 /** Hostile requests per route; each is sent over real HTTP to a started service. */
 const SAMPLES = Number(process.env['FUZZ_RUNS'] ?? 120) / 4
 /** The longest a cheap request may wait for the service's event loop while hostile requests are served. */
