@@ -296,7 +296,8 @@ export class MongoReadStore implements ReadStore {
     return doc === null ? null : checkpointPosition(doc)
   }
 
-  async ensureIndex(collection: string, fields: readonly string[]): Promise<void> {
+  async ensureIndex(collection: string, fields: readonly string[], options: { readonly deferred?: boolean } = {}): Promise<void> {
+    if (options.deferred) return
     await this.collection(collection).createIndex(Object.fromEntries(fields.map((field) => [storedPath(field), 1])))
     this.created.add(collection)
   }

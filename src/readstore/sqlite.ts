@@ -288,7 +288,7 @@ export class SqliteReadStore implements ReadStore {
    * Indexes columns, not JSON expressions: each indexed field gets a column (filled from the
    * stored documents when it is added), written beside the body on every commit.
    */
-  async ensureIndex(collection: string, fields: readonly string[]): Promise<void> {
+  async ensureIndex(collection: string, fields: readonly string[], options: { readonly deferred?: boolean } = {}): Promise<void> {
     const name = this.ensureTable(collection)
     const known = this.tables.get(collection)!
     for (const field of fields) {
@@ -304,6 +304,7 @@ export class SqliteReadStore implements ReadStore {
       known.push(field)
       this.plans.delete(collection)
     }
+    if (options.deferred) return
     const suffix = `${collection}_${fields.join('_').replace(/[^A-Za-z0-9_]/g, '_')}`
     // Files written before columns held indexed fields have expression indexes under another name.
     this.db.exec(`DROP INDEX IF EXISTS "ix_${suffix}"`)
