@@ -1,6 +1,6 @@
 import type { JsonObject, RecordedEvent } from '../src/eventlog/port.js'
 import type { DocumentChange, ReadStore } from '../src/readstore/port.js'
-import type { DocumentRef, Projector } from './projector.js'
+import type { DocumentRef, ProjectionView, Projector } from './projector.js'
 import { DecodedEvents } from './decoded-events.js'
 import { deepFreeze } from '../src/kernel/deep-freeze.js'
 
@@ -29,13 +29,32 @@ const keyOf = (collection: string, id: string): string => `${collection}\u0000${
 export class StagedView {
   private readonly docs = new Map<string, JsonObject | null>()
   private readonly dirty = new Set<string>()
+  /** What the event being applied has changed so far; merged only when `apply` returns. */
+  private readonly staging = new Map<string, JsonObject | null>()
+  /** The projector's view of the documents, made once: it reads the staging layer first. */
+  private readonly access: ProjectionView
 
   constructor(
     private readonly projector: Projector,
     private readonly store: ReadStore,
     private readonly physical: (collection: string) => string,
     private readonly decodings: DecodedEvents = new DecodedEvents(),
-  ) {}
+  ) {
+    const staged = this.staging
+    this.access = {
+      get: <T extends JsonObject>(collection: string, id: string) => {
+        const key = this.owned(collection, id)
+        const changed = staged.get(key)
+        if (changed !== undefined || staged.has(key)) return changed as T | null
+        const loaded = this.docs.get(key)
+        if (loaded !== undefined || this.docs.has(key)) return loaded as T | null
+        throw new NeedDocument(collection, id)
+      },
+      put: (collection, id, doc) => { staged.set(this.owned(collection, id), deepFreeze(doc)) },
+      delete: (collection, id) => { staged.set(this.owned(collection, id), null) },
+      decoded: (of, name, derive) => this.decodings.get(of, name, derive),
+    }
+  }
 
   private owned(collection: string, id: string): string {
     if (!this.projector.collections.includes(collection)) throw new TypeError(`${this.projector.name} does not own ${collection}`)
@@ -65,22 +84,16 @@ export class StagedView {
   /** Applies one event; throws ProjectorFailed, with nothing changed, when the projector throws. */
   async apply(event: RecordedEvent): Promise<void> {
     if (this.projector.prefetch) await this.prefetch(event)
+    const staged = this.staging
     for (;;) {
-      const staged = new Map<string, JsonObject | null>()
+      staged.clear()
       try {
-        this.projector.apply({
-          get: <T extends JsonObject>(collection: string, id: string) => {
-            const key = this.owned(collection, id)
-            if (staged.has(key)) return staged.get(key) as T | null
-            if (this.docs.has(key)) return this.docs.get(key) as T | null
-            throw new NeedDocument(collection, id)
-          },
-          put: (collection, id, doc) => { staged.set(this.owned(collection, id), deepFreeze(doc)) },
-          delete: (collection, id) => { staged.set(this.owned(collection, id), null) },
-          decoded: (of, name, derive) => this.decodings.get(of, name, derive),
-        }, event)
+        this.projector.apply(this.access, event)
       } catch (error) {
-        if (!(error instanceof NeedDocument)) throw new ProjectorFailed(event, error)
+        if (!(error instanceof NeedDocument)) {
+          staged.clear()
+          throw new ProjectorFailed(event, error)
+        }
         await this.load(error.collection, error.id)
         continue
       }
@@ -88,6 +101,7 @@ export class StagedView {
         this.docs.set(key, doc)
         this.dirty.add(key)
       }
+      staged.clear()
       return
     }
   }

@@ -13,7 +13,7 @@ import { capture, event } from './support/captured.js'
 
 /** The read store as it is, noting which indexes a build's table has whenever that build commits. */
 class IndexWatchingStore extends SqliteReadStore {
-  readonly seen = new Map<string, string[][]>()
+  readonly seen = new Map<string, string[]>()
   constructor(private readonly path: string, private readonly watched: string) {
     super({ path })
   }
