@@ -142,7 +142,7 @@ export class ProjectionSet implements Projections {
   }
 
   private async buildBeside(slot: Slot, pending: Build & { switchAt: string }): Promise<void> {
-    const runner = await this.run(slot.projector, pending, true)
+    const runner = await this.run(slot.projector, pending)
     slot.pending = runner
     const target = positionFromString(pending.switchAt)
     while (!this.stopped) {
@@ -163,14 +163,12 @@ export class ProjectionSet implements Projections {
     await previous?.stop()
   }
 
-  /** A build beside the serving one is read by nobody until it is switched to: its indexes come when it has caught up. */
-  private async run(projector: Projector, build: Build, beside = false): Promise<ProjectionRunner> {
+  private async run(projector: Projector, build: Build): Promise<ProjectionRunner> {
     const runner = new ProjectionRunner({
       log: this.options.log,
       store: this.options.store,
       projector,
       build,
-      deferIndexes: beside,
       ...(projector.batchSize ? { batchSize: projector.batchSize } : {}),
       onError: (error, fatal) => this.options.onError?.(projector.name, error, fatal),
       onQuarantine: (change) => this.options.onQuarantine?.(projector.name, change.doc as QuarantinedEvent),

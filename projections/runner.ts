@@ -35,11 +35,6 @@ export interface RunnerOptions {
   readonly onAdvance?: (position: Position) => void
   /** Called once, when the build has first caught up with the head of the log. */
   readonly onLive?: () => void
-  /**
-   * Builds the projector's indexes only when the build first catches up, before it counts as
-   * live: for a build that nobody reads until then (a rebuild beside the serving one).
-   */
-  readonly deferIndexes?: boolean
 }
 
 const IDLE = Symbol('idle')
@@ -111,8 +106,10 @@ export class ProjectionRunner {
   }
 
   async start(): Promise<void> {
-    const { store } = this.options
-    await this.ensureIndexes(this.options.deferIndexes === true)
+    const { store, projector } = this.options
+    for (const [collection, indexes] of Object.entries(projector.indexes ?? {})) {
+      for (const fields of indexes) await store.ensureIndex(this.physical(collection), fields)
+    }
     await store.ensureIndex(QUARANTINE, ['checkpoint'])
     this.status = 'catching_up'
     this.loop = this.supervise().catch((error: unknown) => {
@@ -157,12 +154,6 @@ export class ProjectionRunner {
         }
         await new Promise((resolve) => setTimeout(resolve, Math.min(5000, 50 * 2 ** Math.min(transient, 7))))
       }
-    }
-  }
-
-  private async ensureIndexes(deferred: boolean): Promise<void> {
-    for (const [collection, indexes] of Object.entries(this.options.projector.indexes ?? {})) {
-      for (const fields of indexes) await this.options.store.ensureIndex(this.physical(collection), fields, { deferred })
     }
   }
 
@@ -217,7 +208,6 @@ export class ProjectionRunner {
         weight = 0
         if (item.kind === 'checkpoint') await this.skipTo(item.position)
         else if (this.status !== 'live') {
-          if (this.options.deferIndexes) await this.ensureIndexes(false)
           this.status = 'live'
           this.options.onLive?.()
         }

@@ -64,8 +64,9 @@ export const startService = async (config: Config, roles: readonly Role[], logge
   const { log, store } = await openStorage(config, {
     commitThread: true,
     // With projections on their own threads, this thread only reads the read store and renews
-    // leases; a lease write must not block requests behind a projection's commit.
-    ...(roles.includes('projector') && config.HEDGELOG_PROJECTION_THREADS > 0 ? { readStoreBusyTimeoutMs: 20 } : {}),
+    // leases; a lease write must not block requests behind a projection's commit, nor copy the
+    // projections' WAL back into the file (the threads that write it do).
+    ...(roles.includes('projector') && config.HEDGELOG_PROJECTION_THREADS > 0 ? { readStoreBusyTimeoutMs: 20, readStoreCopiesWal: false } : {}),
     onReadStoreMovedAside: (path, movedTo, reason) =>
       logger.warn({ path, movedTo, reason }, 'the read store could not be read; it was moved aside and every read model is rebuilt from the event log'),
   })

@@ -17,6 +17,8 @@ export interface OpenStorageOptions {
   readonly onReadStoreMovedAside?: (path: string, movedTo: string, reason: string) => void
   /** How long an embedded read store write waits for another connection's lock (default 5 s). */
   readonly readStoreBusyTimeoutMs?: number
+  /** False: this process's read-store connection leaves copying the WAL back to the connections that write most. */
+  readonly readStoreCopiesWal?: boolean
   /** The embedded log commits large groups of appends on a thread of its own (for a process serving requests). */
   readonly commitThread?: boolean
 }
@@ -48,8 +50,11 @@ const openSqliteEventLog = (path: string, commitThread: boolean): SqliteEventLog
   }
 }
 
-const storeOptions = (path: string, options: OpenStorageOptions) =>
-  ({ path, ...(options.readStoreBusyTimeoutMs !== undefined ? { busyTimeoutMs: options.readStoreBusyTimeoutMs } : {}) })
+const storeOptions = (path: string, options: OpenStorageOptions) => ({
+  path,
+  ...(options.readStoreBusyTimeoutMs !== undefined ? { busyTimeoutMs: options.readStoreBusyTimeoutMs } : {}),
+  ...(options.readStoreCopiesWal !== undefined ? { copiesWal: options.readStoreCopiesWal } : {}),
+})
 
 /**
  * The embedded read store; one that SQLite cannot read is moved aside (with its journal files)

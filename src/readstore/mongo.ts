@@ -296,8 +296,7 @@ export class MongoReadStore implements ReadStore {
     return doc === null ? null : checkpointPosition(doc)
   }
 
-  async ensureIndex(collection: string, fields: readonly string[], options: { readonly deferred?: boolean } = {}): Promise<void> {
-    if (options.deferred) return
+  async ensureIndex(collection: string, fields: readonly string[]): Promise<void> {
     await this.collection(collection).createIndex(Object.fromEntries(fields.map((field) => [storedPath(field), 1])))
     this.created.add(collection)
   }

@@ -73,12 +73,8 @@ export interface ReadStore {
    */
   stage(key: StagingKey, changes: readonly DocumentChange[]): Promise<void>
   checkpoint(name: string): Promise<Position | null>
-  /**
-   * Idempotent; call at start-up, before commits. With `deferred`, the store only prepares what
-   * its writes need for the index (SQLite: the columns that keep its fields) and builds the index
-   * itself on a later call without it: a build that nobody reads yet fills faster without indexes.
-   */
-  ensureIndex(collection: string, fields: readonly string[], options?: { readonly deferred?: boolean }): Promise<void>
+  /** Idempotent; call at start-up, before commits. */
+  ensureIndex(collection: string, fields: readonly string[]): Promise<void>
   dropCollection(collection: string): Promise<void>
   /**
    * Takes or renews a lease; true when `owner` holds it for `ttlMs` from now. Expiry is reckoned

@@ -16,6 +16,12 @@ export interface SqliteReadStoreOptions {
    * serves requests uses a short wait, since SQLite waits by blocking the thread.
    */
   readonly busyTimeoutMs?: number
+  /**
+   * Whether this connection's commits copy the WAL back into the file once it has grown (default
+   * true). A connection on a thread that serves requests and writes little says false, so that
+   * copying 80 MiB of the projections' writes never falls to it.
+   */
+  readonly copiesWal?: boolean
 }
 
 const SCHEMA = `
@@ -105,7 +111,7 @@ export class SqliteReadStore implements ReadStore {
     // Projections rewrite the same pages (indexes, checkpoints, hot documents) commit after
     // commit; copying the WAL back into the file every 80 MiB instead of every 4 MiB copies each
     // such page once instead of many times (all projectors together: about 14 % less CPU).
-    this.db.pragma('wal_autocheckpoint = 20000')
+    this.db.pragma(`wal_autocheckpoint = ${options.copiesWal === false ? 0 : 20000}`)
     this.db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`)
     this.db.exec(SCHEMA)
   }
@@ -292,7 +298,7 @@ export class SqliteReadStore implements ReadStore {
    * Indexes columns, not JSON expressions: each indexed field gets a column (filled from the
    * stored documents when it is added), written beside the body on every commit.
    */
-  async ensureIndex(collection: string, fields: readonly string[], options: { readonly deferred?: boolean } = {}): Promise<void> {
+  async ensureIndex(collection: string, fields: readonly string[]): Promise<void> {
     const name = this.ensureTable(collection)
     const known = this.tables.get(collection)!
     for (const field of fields) {
@@ -308,7 +314,6 @@ export class SqliteReadStore implements ReadStore {
       known.push(field)
       this.plans.delete(collection)
     }
-    if (options.deferred) return
     const suffix = `${collection}_${fields.join('_').replace(/[^A-Za-z0-9_]/g, '_')}`
     // Files written before columns held indexed fields have expression indexes under another name.
     this.db.exec(`DROP INDEX IF EXISTS "ix_${suffix}"`)
