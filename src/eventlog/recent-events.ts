@@ -4,7 +4,10 @@ import { toRecordedEvent, type EventRow } from './sqlite-schema.js'
 export interface RecentEventsOptions {
   /** Characters of event data kept, about (default 8 MiB). */
   readonly maxChars?: number
-  /** How long a quiet cache keeps its events before letting them go (default 2 s). */
+  /**
+   * How long a quiet cache keeps its events before letting them go (default 1 s: sooner than a
+   * quiet projection thread collects its heap).
+   */
   readonly idleMs?: number
 }
 
@@ -24,7 +27,7 @@ export class RecentEvents {
 
   constructor(options: RecentEventsOptions = {}) {
     this.maxChars = options.maxChars ?? 8 * 1024 * 1024
-    this.idleMs = options.idleMs ?? 2000
+    this.idleMs = options.idleMs ?? 1000
   }
 
   decode(row: EventRow): RecordedEvent {
@@ -37,7 +40,7 @@ export class RecentEvents {
     while (this.chars + size > this.maxChars) this.evictOldest()
     this.kept.set(row.global_position, { event, size })
     this.chars += size
-    this.sweeper ??= setInterval(() => this.sweep(), this.idleMs).unref()
+    this.sweeper ??= setInterval(() => this.sweep(), this.idleMs / 2).unref()
     return event
   }
 
