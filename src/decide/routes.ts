@@ -19,7 +19,8 @@ import { FlagDefinitionCache } from './flag-cache.js'
 import { createGeoip, type Geoip } from './geoip.js'
 import type { Properties } from './match-context.js'
 import { readDecideRequest, type DecideRequest } from './request.js'
-import { decideBody, decideVersion } from './responses.js'
+import { decideVersion } from './responses.js'
+import { decideBodyJson } from './response-json.js'
 import { emptyEvaluation, type EvaluationResult } from './results.js'
 
 export interface DecideDeps {
@@ -36,6 +37,8 @@ const BAD_TOKEN = 'Project API key invalid. You can find your project API key in
 
 const refuse = (status: number, type: 'authentication_error' | 'validation_error', code: string, detail: string) =>
   new DomainError(status, type, code, detail)
+
+const JSON_TYPE = 'application/json; charset=utf-8'
 
 const TOO_LARGE = new DomainError(413, 'validation_error', 'request_too_large', 'Request body is too large.')
 
@@ -121,7 +124,8 @@ export const decideRoutes: FastifyPluginAsync<DecideDeps> = async (app, deps) =>
       if (asked.distinctId === null) throw refuse(400, 'validation_error', 'missing_distinct_id', 'Decide requires a distinct_id.')
       result = await evaluate(request, environmentId, { ...asked, distinctId: asked.distinctId })
     }
-    return reply.send(decideBody(routing, result, { config: routing.includeConfig ? await configOf(environmentId) : null, requestId: randomUuid() }))
+    const body = decideBodyJson(routing, result, { config: routing.includeConfig ? await configOf(environmentId) : null, requestId: randomUuid() })
+    return reply.header('content-type', JSON_TYPE).send(body)
   }
 
   for (const path of ['/decide', '/flags']) {
