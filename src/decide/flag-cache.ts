@@ -52,6 +52,13 @@ export class FlagDefinitionCache {
 
   constructor(private readonly models: ReadModels) {}
 
+  /** The entry when it is known current without a read, else undefined (then see `forEnvironment`). */
+  currentNow(environmentId: number): EnvironmentFlags | undefined {
+    const modelsStamp = this.models.stamp(DEFINITION_MODELS)
+    const cached = this.entries.get(environmentId)
+    return cached && modelsStamp !== null && this.checkedAt.get(environmentId) === modelsStamp ? cached : undefined
+  }
+
   async forEnvironment(environmentId: number): Promise<EnvironmentFlags> {
     const modelsStamp = this.models.stamp(DEFINITION_MODELS)
     const cached = this.entries.get(environmentId)

@@ -44,21 +44,37 @@ const inKeyOrder = (flags: readonly FlagEvaluation[]): readonly FlagEvaluation[]
 
 const json = JSON.stringify
 
-/** Flag keys as JSON strings, kept since the same keys are written on every request. */
-const quotedKeys = new Map<string, string>()
-const QUOTED_KEYS = 10_000
-
-const quoted = (key: string): string => {
-  let text = quotedKeys.get(key)
-  if (text === undefined) {
-    if (quotedKeys.size >= QUOTED_KEYS) quotedKeys.clear()
-    text = json(key)
-    quotedKeys.set(key, text)
-  }
-  return text
+/** A flag key's JSON text and the members written for it, kept since the same keys are written on every request. */
+interface KeyTexts {
+  readonly key: string
+  readonly on: string
+  readonly off: string
+  /** The payload last written for this key, and its member. */
+  payload: string | null
+  payloadMember: string
 }
 
-const valueText = (value: boolean | string): string => (typeof value === 'string' ? json(value) : value ? 'true' : 'false')
+const keyTexts = new Map<string, KeyTexts>()
+const KEPT_KEYS = 10_000
+
+const textsOf = (flagKey: string): KeyTexts => {
+  let texts = keyTexts.get(flagKey)
+  if (texts === undefined) {
+    if (keyTexts.size >= KEPT_KEYS) keyTexts.clear()
+    const key = json(flagKey)
+    texts = { key, on: `${key}:true`, off: `${key}:false`, payload: null, payloadMember: '' }
+    keyTexts.set(flagKey, texts)
+  }
+  return texts
+}
+
+const payloadMember = (texts: KeyTexts, payload: string): string => {
+  if (texts.payload !== payload) {
+    texts.payload = payload
+    texts.payloadMember = `${texts.key}:${json(payload)}`
+  }
+  return texts.payloadMember
+}
 
 const numberText = (value: number | null): string => (value === null || !Number.isFinite(value) ? 'null' : String(value))
 
@@ -66,9 +82,14 @@ const v3Members = (flags: readonly FlagEvaluation[]): string => {
   let featureFlags = ''
   let payloads = ''
   for (const flag of flags) {
-    const key = quoted(flag.key)
-    featureFlags += `${featureFlags === '' ? '' : ','}${key}:${valueText(flag.value)}`
-    if (flag.value !== false && flag.payload !== null) payloads += `${payloads === '' ? '' : ','}${key}:${json(flag.payload)}`
+    const texts = textsOf(flag.key)
+    const { value } = flag
+    const member = value === true ? texts.on : value === false ? texts.off : `${texts.key}:${json(value)}`
+    featureFlags = featureFlags === '' ? member : `${featureFlags},${member}`
+    if (value !== false && flag.payload !== null) {
+      const written = payloadMember(texts, flag.payload)
+      payloads = payloads === '' ? written : `${payloads},${written}`
+    }
   }
   return `"featureFlags":{${featureFlags}},"featureFlagPayloads":{${payloads}}`
 }
@@ -84,7 +105,7 @@ const detailText = (flag: FlagEvaluation, key: string): string => {
 const detailedMembers = (flags: readonly FlagEvaluation[]): string => {
   let text = ''
   for (const flag of flags) {
-    const key = quoted(flag.key)
+    const key = textsOf(flag.key).key
     text += `${text === '' ? '' : ','}${key}:${detailText(flag, key)}`
   }
   return `"flags":{${text}}`

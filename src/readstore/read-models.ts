@@ -105,6 +105,11 @@ export class ReadModels<M extends DocumentTypes<M> = ReadModelDocuments> {
     return kept ? Promise.resolve(kept.doc as M[C] | null) : this.read(collection, id)
   }
 
+  /** What `get` would answer without reading the store or waiting, or undefined when it would have to. */
+  peek<C extends CollectionOf<M>>(collection: C, id: string): M[C] | null | undefined {
+    return this.keptNow(collection, id)?.doc as M[C] | null | undefined
+  }
+
   private async read<C extends CollectionOf<M>>(collection: C, id: string): Promise<M[C] | null> {
     const physical = await this.physical(collection)
     const stamp = this.stampOf(collection)

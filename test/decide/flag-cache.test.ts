@@ -59,3 +59,16 @@ t.test('with the projectors elsewhere, every request reads the version', async (
   state.version = 2
   t.same((await cache.forEnvironment(7)).definitions.flags.map((flag) => flag.key), ['c'])
 })
+
+t.test('currentNow answers at once only while the entry is known current', async (t) => {
+  const { state, models: read } = models({ local: true })
+  const cache = new FlagDefinitionCache(read)
+  t.equal(cache.currentNow(7), undefined, 'nothing before a first read')
+  const entry = await cache.forEnvironment(7)
+  t.equal(cache.currentNow(7), entry)
+  state.stamp = 'p2'
+  t.equal(cache.currentNow(7), undefined, 'not once the projectors moved')
+  await cache.forEnvironment(7)
+  t.equal(cache.currentNow(7), entry, 'the same entry, found current again')
+  t.equal(new FlagDefinitionCache(models({ local: false }).models).currentNow(7), undefined)
+})

@@ -87,3 +87,17 @@ t.test('a collection no projector owns is refused by the promise, not thrown', a
   t.doesNotThrow(() => { promise = models.get('unknown', 'a') })
   await t.rejects(promise!, /no projector owns unknown/)
 })
+
+t.test('peek answers a kept document while it is current, and undefined whenever get would read', async (t) => {
+  const { state, models } = setup({ fresh: true })
+  const peek = (id: string) => (models as unknown as { peek(collection: string, id: string): unknown }).peek('things', id)
+  t.equal(peek('a'), undefined, 'not read yet')
+  const doc = await models.get('things', 'a')
+  t.equal(peek('a'), doc)
+  state.position = { commit: 2n, prepare: 2n }
+  t.equal(peek('a'), undefined, 'the projector moved')
+  t.equal((models as unknown as { peek(collection: string, id: string): unknown }).peek('unknown', 'a'), undefined, 'a collection no projector owns')
+  const slow = setup({ fresh: false })
+  await slow.models.get('things', 'a')
+  t.equal((slow.models as unknown as { peek(collection: string, id: string): unknown }).peek('things', 'a'), undefined, 'a registry that would read')
+})
