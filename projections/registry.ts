@@ -22,10 +22,16 @@ export class ProjectionRegistry {
 
   constructor(private readonly store: ReadStore) {}
 
+  /** The cached entry while it is less than a second old, as `cached` answers it without a read; else undefined. */
+  fresh(name: string): RegistryEntry | null | undefined {
+    const hit = this.cache.get(name)
+    return hit && Date.now() - hit.at < TTL_MS ? hit.entry : undefined
+  }
+
   /** The entry, cached for a second so a query does not pay a registry read each time. */
   async cached(name: string): Promise<RegistryEntry | null> {
-    const hit = this.cache.get(name)
-    if (hit && Date.now() - hit.at < TTL_MS) return hit.entry
+    const hit = this.fresh(name)
+    if (hit !== undefined) return hit
     const entry = await this.read(name)
     this.cache.set(name, { entry, at: Date.now() })
     return entry

@@ -76,8 +76,17 @@ export interface AppDeps {
  * so every route sees one string per name, never an array.
  */
 const lastValues = (text: string): Record<string, string> => {
+  const values: Record<string, string> = {}
+  if (text === '') return values
   const parsed = parseQuery(text)
-  return Object.fromEntries(Object.entries(parsed).map(([name, value]) => [name, Array.isArray(value) ? value.at(-1) ?? '' : value ?? '']))
+  for (const name in parsed) {
+    const value = parsed[name]
+    const last = Array.isArray(value) ? value.at(-1) ?? '' : value ?? ''
+    // A parameter named __proto__ is an own entry, never the object's prototype.
+    if (name === '__proto__') Object.defineProperty(values, name, { value: last, writable: true, enumerable: true, configurable: true })
+    else values[name] = last
+  }
+  return values
 }
 
 /** Connections one process keeps open at most; more are refused until some close. */

@@ -52,6 +52,8 @@ interface Thread {
 export class ThreadedProjections implements Projections {
   private readonly threads: Thread[] = []
   private readonly waiters = new Map<string, PositionWaiters>()
+  /** One handle per projector, made on first ask: it reads the waiters' position live. */
+  private readonly handles = new Map<string, ProjectionHandle>()
   private readonly owners = new Map<string, Thread>()
   private readonly live = new Set<string>()
   /** Each projection's last full status from its thread. */
@@ -136,8 +138,13 @@ export class ThreadedProjections implements Projections {
   }
 
   activeRunner(name: string): ProjectionHandle | null {
+    const made = this.handles.get(name)
+    if (made) return made
     const waiters = this.waiters.get(name)
-    return waiters ? { waitFor: (position: Position, timeoutMs: number) => waiters.wait(position, timeoutMs), get position() { return waiters.position } } : null
+    if (!waiters) return null
+    const handle: ProjectionHandle = { waitFor: (position: Position, timeoutMs: number) => waiters.wait(position, timeoutMs), get position() { return waiters.position } }
+    this.handles.set(name, handle)
+    return handle
   }
 
   catchingUp(): readonly string[] {

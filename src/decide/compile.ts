@@ -44,6 +44,8 @@ export interface CompiledFlagSet {
   readonly byKey: ReadonlyMap<string, CompiledFlag>
   readonly groupTypes: ReadonlyMap<number, string>
   readonly size: number
+  /** Whether a flag reads another's value: only then are values recorded as flags are evaluated. */
+  readonly hasDependencies: boolean
 }
 
 interface Lookups {
@@ -142,5 +144,6 @@ export const compileFlags = (definitions: FlagDefinitionSet): CompiledFlagSet =>
 
   const groupTypes = new Map<number, string>()
   for (const [index, name] of Object.entries(definitions.group_type_mapping ?? {})) groupTypes.set(Number(index), name)
-  return { evaluationOrder: order.map((key) => finished.get(key)!), byKey: finished, groupTypes, size: finished.size }
+  const hasDependencies = compiled.some(({ compiled: flag }) => flag.dependsOn.length > 0)
+  return { evaluationOrder: order.map((key) => finished.get(key)!), byKey: finished, groupTypes, size: finished.size, hasDependencies }
 }

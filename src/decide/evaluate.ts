@@ -36,10 +36,12 @@ const own = <T>(record: Readonly<Record<string, T>> | undefined, key: string): T
 const groupKeyOf = (value: unknown): string =>
   typeof value === 'string' ? value : typeof value === 'number' ? String(value) : ''
 
-const subjectFor = (flag: CompiledFlag, input: EvaluationInput, personProps: Properties): Subject => {
+/** `person` is the subject of person flags without a continuity override. */
+const subjectFor = (flag: CompiledFlag, input: EvaluationInput, person: Subject): Subject => {
+  const { personProps } = person
   if (flag.groupTypeIndex === null) {
-    const identifier = own(input.hashKeyOverrides, flag.key) ?? input.distinctId
-    return { identifier, baseIdentifier: input.distinctId, props: personProps, personProps }
+    const override = own(input.hashKeyOverrides, flag.key)
+    return override === undefined || override === null ? person : { identifier: override, baseIdentifier: input.distinctId, props: personProps, personProps }
   }
   const typeName = input.definitions.groupTypes.get(flag.groupTypeIndex)
   const groupKey = typeName === undefined ? '' : groupKeyOf(own(input.groups, typeName))
@@ -76,12 +78,13 @@ export const evaluateFlags = (input: EvaluationInput): EvaluationResult => {
     results: new Map<string, FlagValue>(),
     failed: false,
   }
+  const person: Subject = { identifier: input.distinctId, baseIdentifier: input.distinctId, props: personProps, personProps }
   const byPosition: (FlagEvaluation | undefined)[] = new Array(definitions.size)
   let errors = false
   for (const flag of definitions.evaluationOrder) {
     if (wanted !== null && !wanted.has(flag.key)) continue
-    const evaluation = evaluateFlag(flag, subjectFor(flag, input, personProps), context)
-    context.results.set(flag.key, evaluation.value)
+    const evaluation = evaluateFlag(flag, subjectFor(flag, input, person), context)
+    if (definitions.hasDependencies) context.results.set(flag.key, evaluation.value)
     if (evaluation.failed) errors = true
     byPosition[flag.position] = evaluation
   }

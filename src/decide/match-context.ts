@@ -13,6 +13,8 @@ export interface MatchContext {
   readonly results: Map<string, FlagValue>
   /** Set by a matcher that met a missing or cyclic dependency (a cohort). */
   failed: boolean
+  /** Date property strings read so far in this request, as instants (null: no date); made by the first date filter. */
+  dates?: Map<string, number | null>
 }
 
 export type Matcher = (context: MatchContext) => boolean

@@ -1,6 +1,6 @@
 import { compileFilterDate, propertyDate, resolveFilterDate } from './dates.js'
 import type { PropertyFilter } from './definitions.js'
-import { noMatch, type Matcher } from './match-context.js'
+import { noMatch, type MatchContext, type Matcher } from './match-context.js'
 import { compilePattern } from './regex.js'
 import { caretRange, compareVersions, inRange, parseVersion, tildeRange, wildcardRange, type VersionRange } from './semver.js'
 import { asciiLower, hasProperty, isBooleanLike, isTruthy, stringRepresentation, toF64 } from './values.js'
@@ -79,12 +79,24 @@ const rangeOf = (operator: string, expected: unknown): VersionRange | null => {
   return operator === 'semver_tilde' ? tildeRange(version) : caretRange(version)
 }
 
+/** A property as a date, strings parsed once per request however many filters read them. */
+const contextDate = (context: MatchContext, value: unknown): number | null => {
+  if (typeof value !== 'string') return propertyDate(value, context.nowMs)
+  const dates = context.dates ??= new Map()
+  let date = dates.get(value)
+  if (date === undefined) {
+    date = propertyDate(value, context.nowMs)
+    dates.set(value, date)
+  }
+  return date
+}
+
 const dateMatcher = (key: string, expected: unknown, accept: (property: number, filter: number) => boolean): Matcher => {
   const filterDate = compileFilterDate(expected)
   if (filterDate === null) return noMatch
   return (context) => {
     if (!hasProperty(context.props, key)) return false
-    const property = propertyDate(context.props[key], context.nowMs)
+    const property = contextDate(context, context.props[key])
     return property !== null && accept(property, resolveFilterDate(filterDate, context.nowMs))
   }
 }

@@ -15,10 +15,30 @@ export interface Pattern {
  */
 export const compilePattern = (pattern: string): Pattern | null => {
   try {
-    return RE2JS.compile(pattern)
+    const compiled = RE2JS.compile(pattern)
+    return literalPattern(pattern) ?? compiled
   } catch {
     return null
   }
+}
+
+/** Plain characters (a few punctuation marks escaped), optionally anchored at the start and the end. */
+const LITERAL = /^(\^?)((?:[A-Za-z0-9_@ :,=&%#!~'"<>/-]|\\[.\-/])*)(\$?)$/
+
+/**
+ * A pattern of plain characters is matched by a string search, which finds what the engine would
+ * find: `^` anchors at the start of the input and `$` at its very end (not before a final newline).
+ */
+const literalPattern = (pattern: string): Pattern | null => {
+  const parts = LITERAL.exec(pattern)
+  if (!parts) return null
+  const text = parts[2]!.replace(/\\(.)/g, '$1')
+  const atStart = parts[1] === '^'
+  const atEnd = parts[3] === '$'
+  if (atStart && atEnd) return { test: (input) => input === text }
+  if (atStart) return { test: (input) => input.startsWith(text) }
+  if (atEnd) return { test: (input) => input.endsWith(text) }
+  return { test: (input) => input.includes(text) }
 }
 
 /** Why the engine refuses `pattern`, or null when it compiles. */

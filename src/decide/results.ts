@@ -59,11 +59,23 @@ const fixedDescriptions: Readonly<Record<Exclude<ReasonCode, 'condition_match'>,
 export const describeReason = (code: ReasonCode, conditionIndex: number | null): string =>
   code === 'condition_match' ? `Matched condition set ${(conditionIndex ?? 0) + 1}` : fixedDescriptions[code]
 
-export const reason = (code: ReasonCode, conditionIndex: number | null): FlagReason => ({
-  code,
-  condition_index: conditionIndex,
-  description: describeReason(code, conditionIndex),
-})
+const describedReason = (code: ReasonCode, conditionIndex: number | null): FlagReason =>
+  Object.freeze({ code, condition_index: conditionIndex, description: describeReason(code, conditionIndex) })
+
+/** Reasons are frozen and shared: one per code without an index, one per code and index up to this many. */
+const SHARED_INDICES = 64
+const sharedReasons = new Map<ReasonCode, { readonly none: FlagReason; readonly byIndex: Array<FlagReason | undefined> }>()
+
+export const reason = (code: ReasonCode, conditionIndex: number | null): FlagReason => {
+  let shared = sharedReasons.get(code)
+  if (shared === undefined) {
+    shared = { none: describedReason(code, null), byIndex: [] }
+    sharedReasons.set(code, shared)
+  }
+  if (conditionIndex === null) return shared.none
+  if (!Number.isInteger(conditionIndex) || conditionIndex < 0 || conditionIndex >= SHARED_INDICES) return describedReason(code, conditionIndex)
+  return shared.byIndex[conditionIndex] ??= describedReason(code, conditionIndex)
+}
 
 /** An evaluation result with no flags, for GET, disabled flags and quota-limited requests. */
 export const emptyEvaluation = (): EvaluationResult => ({ flags: [], errorsWhileComputingFlags: false })

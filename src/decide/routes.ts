@@ -1,7 +1,7 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import type { z } from 'zod'
 import { queryOf } from '../http/zod.js'
-import type { EventLog, JsonObject } from '../eventlog/port.js'
+import { isJsonObject, type EventLog, type JsonObject } from '../eventlog/port.js'
 import { DomainError } from '../kernel/errors.js'
 import { toHttpError } from '../http/errors.js'
 import { randomUuid } from '../kernel/ids.js'
@@ -10,7 +10,7 @@ import { answerPreflight } from '../ingestion/cors.js'
 import { TokenResolver } from '../ingestion/environments.js'
 import { useRawBodies } from '../ingestion/routes.js'
 import { CaptureError } from '../ingestion/errors.js'
-import { groupPropertiesFor, personPropertiesFor } from '../persons/read.js'
+import { groupPropertiesFor, personPropertiesFor, personPropertiesNow } from '../persons/read.js'
 import type { ReadModels } from '../readstore/read-models.js'
 import { clientIp } from '../http/client-ip.js'
 import { decideConfig, type DecideConfig, type DecideSettings } from './decide-config.js'
@@ -19,7 +19,8 @@ import { FlagDefinitionCache } from './flag-cache.js'
 import { createGeoip, type Geoip } from './geoip.js'
 import type { Properties } from './match-context.js'
 import { readDecideRequest, type DecideRequest } from './request.js'
-import { decideBody, decideVersion } from './responses.js'
+import { decideVersion } from './responses.js'
+import { decideBodyJson } from './response-json.js'
 import { emptyEvaluation, type EvaluationResult } from './results.js'
 
 export interface DecideDeps {
@@ -36,6 +37,8 @@ const BAD_TOKEN = 'Project API key invalid. You can find your project API key in
 
 const refuse = (status: number, type: 'authentication_error' | 'validation_error', code: string, detail: string) =>
   new DomainError(status, type, code, detail)
+
+const JSON_TYPE = 'application/json; charset=utf-8'
 
 const TOO_LARGE = new DomainError(413, 'validation_error', 'request_too_large', 'Request body is too large.')
 
@@ -67,9 +70,11 @@ export const decideRoutes: FastifyPluginAsync<DecideDeps> = async (app, deps) =>
   const geoip = deps.geoip ?? createGeoip()
   // An environment's settings change rarely; decide reads them at most once a second per environment.
   const configs = new Map<number, { config: DecideConfig; until: number }>()
-  const configOf = async (environmentId: number): Promise<DecideConfig> => {
+  const configOf = (environmentId: number): DecideConfig | Promise<DecideConfig> => {
     const cached = configs.get(environmentId)
-    if (cached && cached.until > Date.now()) return cached.config
+    return cached && cached.until > Date.now() ? cached.config : readConfig(environmentId)
+  }
+  const readConfig = async (environmentId: number): Promise<DecideConfig> => {
     const environment = await models.get('environments', String(environmentId))
     const config = decideConfig((environment?.['settings'] ?? {}) as DecideSettings)
     configs.set(environmentId, { config, until: Date.now() + 1000 })
@@ -84,9 +89,10 @@ export const decideRoutes: FastifyPluginAsync<DecideDeps> = async (app, deps) =>
 
   /** Stored properties overridden by GeoIP and then by the request's own. Failures to read set the errors flag. */
   const evaluate = async (request: FastifyRequest, environmentId: number, asked: DecideRequest & { distinctId: string }): Promise<EvaluationResult> => {
-    const { compiled, continuityKeys } = await flags.forEnvironment(environmentId)
+    const { compiled, continuityKeys } = flags.currentNow(environmentId) ?? await flags.forEnvironment(environmentId)
     let failed = false
-    const stored = await personPropertiesFor(models, environmentId, asked.distinctId).catch(() => { failed = true; return null })
+    const kept = personPropertiesNow(models, environmentId, asked.distinctId)
+    const stored = kept !== undefined ? kept : await personPropertiesFor(models, environmentId, asked.distinctId).catch(() => { failed = true; return null })
     const ip = asked.geoipDisable ? null : clientIp(request.headers['x-forwarded-for'], request.socket.remoteAddress)
     const located = ip === null ? null : geoip.lookup(ip)
     const groupProperties: Record<string, Properties> = {}
@@ -100,7 +106,7 @@ export const decideRoutes: FastifyPluginAsync<DecideDeps> = async (app, deps) =>
     const result = evaluateFlags({
       definitions: compiled,
       distinctId: asked.distinctId,
-      personProperties: mergeProperties(stored, located as Properties | null, asked.personProperties),
+      personProperties: personPropertiesOf(stored, located as Properties | null, asked.personProperties),
       groups: asked.groups,
       groupProperties,
       ...(asked.anonDistinctId ? { hashKeyOverrides: continuityOverrides(continuityKeys, asked.anonDistinctId) } : {}),
@@ -121,7 +127,8 @@ export const decideRoutes: FastifyPluginAsync<DecideDeps> = async (app, deps) =>
       if (asked.distinctId === null) throw refuse(400, 'validation_error', 'missing_distinct_id', 'Decide requires a distinct_id.')
       result = await evaluate(request, environmentId, { ...asked, distinctId: asked.distinctId })
     }
-    return reply.send(decideBody(routing, result, { config: routing.includeConfig ? await configOf(environmentId) : null, requestId: randomUuid() }))
+    const body = decideBodyJson(routing, result, { config: routing.includeConfig ? await configOf(environmentId) : null, requestId: randomUuid() })
+    return reply.header('content-type', JSON_TYPE).send(body)
   }
 
   for (const path of ['/decide', '/flags']) {
@@ -129,6 +136,13 @@ export const decideRoutes: FastifyPluginAsync<DecideDeps> = async (app, deps) =>
     app.options(path, answerPreflight)
   }
 }
+
+/**
+ * Stored properties overridden by GeoIP and then by the request's own. Stored properties alone are
+ * used as they are, not copied: the engine reads only their own keys, as it would read a copy's.
+ */
+const personPropertiesOf = (stored: JsonObject | null, located: Properties | null, asked: Properties | null): Properties =>
+  located === null && asked === null && stored !== null && isJsonObject(stored) ? stored : mergeProperties(stored, located, asked)
 
 /** With experience continuity, the anonymous id a person started with keeps deciding their bucket. */
 const continuityOverrides = (keys: readonly string[], anonDistinctId: string): Record<string, string> =>

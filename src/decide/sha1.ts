@@ -11,21 +11,35 @@ const schedule = new Int32Array(80)
 const digest = new Uint32Array(5)
 const encoder = new TextEncoder()
 
-/** Writes `text` as UTF-8 at the start of `bytes` (growing it as needed) and returns its length. */
-const encode = (text: string): number => {
+/** Writes `text` as UTF-8 into `bytes` at `at` (growing it as needed) and returns where it ends. */
+const encode = (text: string, at: number): number => {
   const length = text.length
-  if (bytes.length < length * 3 + 72) bytes = new Uint8Array(length * 3 + 72)
+  if (bytes.length < at + length * 3 + 72) {
+    const grown = new Uint8Array(at + length * 3 + 72)
+    grown.set(bytes.subarray(0, at))
+    bytes = grown
+  }
   for (let i = 0; i < length; i++) {
     const code = text.charCodeAt(i)
-    if (code >= 0x80) return encoder.encodeInto(text, bytes).written
-    bytes[i] = code
+    if (code >= 0x80) return at + encoder.encodeInto(text, bytes.subarray(at)).written
+    bytes[at + i] = code
   }
-  return length
+  return at + length
 }
 
 /** The five 32-bit words of the SHA-1 digest of `text`; the array is reused by the next call. */
-export const sha1Words = (text: string): Uint32Array => {
-  const length = encode(text)
+export const sha1Words = (text: string): Uint32Array => digestOf(encode(text, 0))
+
+/**
+ * The digest of the four strings one after the other, as `sha1Words(a + b + c + d)` without
+ * building that string. Strings are encoded one by one, so a surrogate pair split between two of
+ * them is two lone surrogates.
+ */
+export const sha1WordsOf = (a: string, b: string, c: string, d: string): Uint32Array =>
+  digestOf(encode(d, encode(c, encode(b, encode(a, 0)))))
+
+/** The digest of the first `length` bytes of `bytes`. */
+const digestOf = (length: number): Uint32Array => {
   const total = ((length + 8) >>> 6) * 64 + 64
   bytes[length] = 0x80
   bytes.fill(0, length + 1, total - 4)

@@ -114,7 +114,7 @@ export const decodeIngestText = async (request: IngestRequestLike, options: Deco
   const limit = options.maxDecodedBytes ?? DEFAULT_MAX_DECODED_BYTES
   let bytes = rawBytes(request)
   const queryCompression = compressionOf(queryValue(request, 'compression'))
-  if (queryCompression !== 'lz64' && !looksLikeForm(bytes) && looksLikeStrictBase64(bytes)) {
+  if (queryCompression !== 'lz64' && looksLikeStrictBase64(bytes) && !looksLikeForm(bytes)) {
     bytes = decodeBase64(bytes.toString('latin1')) ?? bytes
   }
   let formCompression: Compression | null = null

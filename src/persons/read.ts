@@ -12,6 +12,18 @@ export const personForDistinctId = async (
   return models.get('persons', personKey(environmentId, mapping.person_id))
 }
 
+/**
+ * What `personPropertiesFor` would answer, when the read models hold both documents in memory;
+ * undefined when one of them has to be read.
+ */
+export const personPropertiesNow = (models: ReadModels, environmentId: number, distinctId: string): JsonObject | null | undefined => {
+  const mapping = models.peek('person_distinct_ids', distinctIdKey(environmentId, distinctId))
+  if (mapping === undefined) return undefined
+  if (!mapping?.person_id) return null
+  const person = models.peek('persons', personKey(environmentId, mapping.person_id))
+  return person === undefined ? undefined : person?.properties ?? null
+}
+
 /** The stored properties of a distinct id's person, or null when it has no person. */
 export const personPropertiesFor = async (
   models: ReadModels, environmentId: number, distinctId: string,

@@ -14,6 +14,8 @@ export interface ReadModelOwner {
 /** Which build of each projector queries read (the projection registry). */
 export interface BuildDirectory {
   cached(name: string): Promise<{ readonly active: Build } | null>
+  /** What `cached` would answer without reading the store, or undefined when it would read. */
+  fresh?(name: string): { readonly active: Build } | null | undefined
 }
 
 /** A projector build running in this process: what it has applied, and a wait on it. */
@@ -37,6 +39,9 @@ export interface ReadModelsOptions {
   readonly projections?: RunningProjections
 }
 
+/** Positions as stamps print them, kept while the position is. */
+const positionStamps = new WeakMap<Position, string>()
+
 /** Documents kept in memory by `get`, and by `find` over all its queries, at most. */
 const KEPT_DOCUMENTS = 5000
 /** Query results kept in memory by `find`, at most. */
@@ -52,6 +57,7 @@ export class ReadModels<M extends DocumentTypes<M> = ReadModelDocuments> {
   private readonly kept = new Map<string, { readonly stamp: string; readonly doc: JsonObject | null }>()
   private readonly found = new Map<string, { readonly stamp: string; readonly docs: readonly JsonObject[] }>()
   private foundDocuments = 0
+  private readonly physicalNames = new Map<string, { readonly version: number; readonly build: number; readonly name: string }>()
 
   constructor(private readonly options: ReadModelsOptions) {
     for (const projector of options.projectors) {
@@ -68,16 +74,45 @@ export class ReadModels<M extends DocumentTypes<M> = ReadModelDocuments> {
   private async physical(collection: string): Promise<string> {
     const projector = this.owner(collection)
     const entry = await this.options.registry.cached(projector.name)
-    return physicalCollection(collection, entry?.active ?? { version: projector.version, build: 1 })
+    return this.physicalOf(collection, projector, entry)
+  }
+
+  private physicalOf(collection: string, projector: ReadModelOwner, entry: { readonly active: Build } | null): string {
+    const build = entry?.active ?? { version: projector.version, build: 1 }
+    const named = this.physicalNames.get(collection)
+    if (named !== undefined && named.version === build.version && named.build === build.build) return named.name
+    const name = physicalCollection(collection, build)
+    this.physicalNames.set(collection, { version: build.version, build: build.build, name })
+    return name
+  }
+
+  /** The kept document when the registry and the projector answer without waiting; else undefined. */
+  private keptNow(collection: string, id: string): { readonly doc: JsonObject | null } | undefined {
+    const projector = this.owners.get(collection)
+    const entry = projector && this.options.registry.fresh?.(projector.name)
+    if (projector === undefined || entry === undefined) return undefined
+    const stamp = this.stampOf(collection)
+    const kept = stamp === null ? undefined : this.kept.get(`${this.physicalOf(collection, projector, entry)}\u0000${id}`)
+    return kept && kept.stamp === stamp ? kept : undefined
   }
 
   /**
    * One document. Where its projector runs in this process, documents read are kept (frozen) while
    * that projector stands still: any event it applies or passes makes the next read go to the store.
    */
-  async get<C extends CollectionOf<M>>(collection: C, id: string): Promise<M[C] | null> {
+  get<C extends CollectionOf<M>>(collection: C, id: string): Promise<M[C] | null> {
+    const kept = this.keptNow(collection, id)
+    return kept ? Promise.resolve(kept.doc as M[C] | null) : this.read(collection, id)
+  }
+
+  /** What `get` would answer without reading the store or waiting, or undefined when it would have to. */
+  peek<C extends CollectionOf<M>>(collection: C, id: string): M[C] | null | undefined {
+    return this.keptNow(collection, id)?.doc as M[C] | null | undefined
+  }
+
+  private async read<C extends CollectionOf<M>>(collection: C, id: string): Promise<M[C] | null> {
     const physical = await this.physical(collection)
-    const stamp = this.stamp([collection])
+    const stamp = this.stampOf(collection)
     if (stamp === null) return this.options.store.get<M[C]>(physical, id)
     const key = `${physical}\u0000${id}`
     const kept = this.kept.get(key)
@@ -91,7 +126,7 @@ export class ReadModels<M extends DocumentTypes<M> = ReadModelDocuments> {
   /** Documents by query; kept in memory, frozen, as `get` keeps them; the array is the caller's. */
   async find<C extends CollectionOf<M>>(collection: C, query?: FindQuery): Promise<M[C][]> {
     const physical = await this.physical(collection)
-    const stamp = this.stamp([collection])
+    const stamp = this.stampOf(collection)
     if (stamp === null) return this.options.store.find<M[C]>(physical, query)
     const key = `${physical}\u0000${JSON.stringify(query ?? null)}`
     const kept = this.found.get(key)
@@ -119,11 +154,24 @@ export class ReadModels<M extends DocumentTypes<M> = ReadModelDocuments> {
   stamp(collections: readonly string[]): string | null {
     let stamp = ''
     for (const collection of collections) {
-      const handle = this.options.projections?.activeRunner(this.owner(collection).name)
-      if (!handle) return null
-      stamp += `${handle.position?.commit ?? -1n}/${handle.position?.prepare ?? -1n};`
+      const part = this.stampOf(collection)
+      if (part === null) return null
+      stamp += part
     }
     return stamp
+  }
+
+  private stampOf(collection: string): string | null {
+    const handle = this.options.projections?.activeRunner(this.owner(collection).name)
+    if (!handle) return null
+    const { position } = handle
+    if (position === null) return '-1/-1;'
+    let text = positionStamps.get(position)
+    if (text === undefined) {
+      text = `${position.commit}/${position.prepare};`
+      positionStamps.set(position, text)
+    }
+    return text
   }
 
   /**
