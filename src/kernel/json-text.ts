@@ -1,0 +1,44 @@
+/**
+ * A value as `JSON.stringify` writes it: undefined for what an object leaves out (undefined,
+ * functions, symbols). Null, booleans and finite numbers are written here without the call.
+ */
+export const jsonText = (value: unknown): string | undefined => {
+  if (value === null) return 'null'
+  switch (typeof value) {
+    case 'boolean': return value ? 'true' : 'false'
+    case 'number': return Number.isFinite(value) ? String(value) : 'null'
+    default: return JSON.stringify(value)
+  }
+}
+
+/**
+ * An object's JSON text built member by member, as `JSON.stringify` writes an object literal with
+ * the same keys in the same order: a member whose value it would leave out is left out. Keys are
+ * written as given, so each must be a name that JSON does not escape. `text` members are JSON
+ * already (written once, used in many places), and null stands for a null value.
+ */
+export class JsonObjectText {
+  private body = ''
+
+  add(key: string, value: unknown): this {
+    const text = jsonText(value)
+    if (text !== undefined) this.member(key, text)
+    return this
+  }
+
+  text(key: string, text: string | null): this {
+    this.member(key, text ?? 'null')
+    return this
+  }
+
+  private member(key: string, text: string): void {
+    this.body += this.body === '' ? `"${key}":${text}` : `,"${key}":${text}`
+  }
+
+  end(): string {
+    return `{${this.body}}`
+  }
+}
+
+/** An array of JSON texts. */
+export const jsonArrayText = (items: readonly string[]): string => `[${items.join(',')}]`
