@@ -1,14 +1,26 @@
+/** Strings JSON writes between quotes as they are: no quote, backslash, control character or surrogate. */
+const PLAIN = /^[^"\\\u0000-\u001f\ud800-\udfff]*$/
+
 /**
  * A value as `JSON.stringify` writes it: undefined for what an object leaves out (undefined,
- * functions, symbols). Null, booleans and finite numbers are written here without the call.
+ * functions, symbols). Primitives, plain strings and empty plain objects are written here
+ * without the call.
  */
 export const jsonText = (value: unknown): string | undefined => {
   if (value === null) return 'null'
   switch (typeof value) {
+    case 'string': return PLAIN.test(value) ? `"${value}"` : JSON.stringify(value)
     case 'boolean': return value ? 'true' : 'false'
     case 'number': return Number.isFinite(value) ? String(value) : 'null'
+    case 'object': return isEmptyPlainObject(value) ? '{}' : JSON.stringify(value)
     default: return JSON.stringify(value)
   }
+}
+
+const isEmptyPlainObject = (value: object): boolean => {
+  if (Object.getPrototypeOf(value) !== Object.prototype || 'toJSON' in value) return false
+  for (const key in value) if (Object.hasOwn(value, key)) return false
+  return true
 }
 
 /**
