@@ -38,6 +38,19 @@ export const shareOut = (projectors: readonly Projector[], count: number): strin
   return groups.filter((group) => group.names.length > 0).map((group) => group.names)
 }
 
+/** A projection run by a thread, as queries see it: the position this thread was told it reached. */
+class WaitersHandle implements ProjectionHandle {
+  constructor(private readonly waiters: PositionWaiters) {}
+
+  get position(): Position | null {
+    return this.waiters.position
+  }
+
+  waitFor(position: Position, timeoutMs: number): Promise<boolean> {
+    return this.waiters.wait(position, timeoutMs)
+  }
+}
+
 interface Thread {
   readonly worker: Worker
   readonly names: readonly string[]
@@ -52,6 +65,8 @@ interface Thread {
 export class ThreadedProjections implements Projections {
   private readonly threads: Thread[] = []
   private readonly waiters = new Map<string, PositionWaiters>()
+  /** What queries see of each projection's waiters: one handle each, read on every query. */
+  private readonly handles = new Map<string, ProjectionHandle>()
   private readonly owners = new Map<string, Thread>()
   private readonly live = new Set<string>()
   /** Each projection's last full status from its thread. */
@@ -61,7 +76,11 @@ export class ThreadedProjections implements Projections {
   private stopping = false
 
   constructor(private readonly options: ThreadedProjectionsOptions) {
-    for (const projector of options.projectors) this.waiters.set(projector.name, new PositionWaiters())
+    for (const projector of options.projectors) {
+      const waiters = new PositionWaiters()
+      this.waiters.set(projector.name, waiters)
+      this.handles.set(projector.name, new WaitersHandle(waiters))
+    }
   }
 
   async start(): Promise<void> {
@@ -136,8 +155,7 @@ export class ThreadedProjections implements Projections {
   }
 
   activeRunner(name: string): ProjectionHandle | null {
-    const waiters = this.waiters.get(name)
-    return waiters ? { waitFor: (position: Position, timeoutMs: number) => waiters.wait(position, timeoutMs), get position() { return waiters.position } } : null
+    return this.handles.get(name) ?? null
   }
 
   catchingUp(): readonly string[] {

@@ -116,8 +116,8 @@ class KnownPrincipals {
 export const useAuth = (app: FastifyInstance, deps: AuthDeps): void => {
   app.decorateRequest('principal', null)
   const known = new KnownPrincipals(deps.models)
-  const authenticate = async (request: FastifyRequest): Promise<void> => {
-    const required = request.routeOptions.config.scopes!
+  const authenticate = async (request: FastifyRequest, { config, url }: FastifyRequest['routeOptions']): Promise<void> => {
+    const required = config.scopes!
     const presented = presentedKey(request)
     if (!presented) throw new NotAuthenticated()
     let principal = await known.resolve(presented.key)
@@ -129,10 +129,9 @@ export const useAuth = (app: FastifyInstance, deps: AuthDeps): void => {
       principal = await known.resolve(presented.key)
     }
     if (!principal) throw new AuthenticationFailed(`Personal API key found in request ${presented.source} is invalid.`)
-    if (request.routeOptions.config.scopedKeys === false && principal.scopes !== null) {
+    if (config.scopedKeys === false && principal.scopes !== null) {
       throw new PermissionDenied('This action does not support Personal API Key access')
     }
-    const { config, url } = request.routeOptions
     if (principal.scopedTeams !== null && config.projectScoped !== true && !(url ?? '').includes(':project_id')) {
       throw new PermissionDenied(TEAM_SCOPED_ELSEWHERE)
     }
@@ -142,8 +141,10 @@ export const useAuth = (app: FastifyInstance, deps: AuthDeps): void => {
   }
   // Public routes (capture, decide) pass the hook without the cost of a promise.
   app.addHook('preHandler', (request, _reply, done) => {
-    if (request.routeOptions.config.scopes === undefined) return done()
-    authenticate(request).then(() => done(), done)
+    // Each read of `routeOptions` builds it anew: once per request.
+    const route = request.routeOptions
+    if (route.config.scopes === undefined) return done()
+    authenticate(request, route).then(() => done(), done)
   })
 }
 

@@ -37,6 +37,18 @@ export interface ReadModelsOptions {
   readonly projections?: RunningProjections
 }
 
+/** Positions as stamps, each written once: a query asks for the stamp of the same position many times. */
+const written = new WeakMap<Position, { readonly commit: bigint; readonly prepare: bigint; readonly text: string }>()
+
+const positionStamp = (position: Position | null): string => {
+  if (position === null) return '-1/-1;'
+  const known = written.get(position)
+  if (known && known.commit === position.commit && known.prepare === position.prepare) return known.text
+  const text = `${position.commit}/${position.prepare};`
+  written.set(position, { commit: position.commit, prepare: position.prepare, text })
+  return text
+}
+
 /** Documents kept in memory by `get`, and by `find` over all its queries, at most. */
 const KEPT_DOCUMENTS = 5000
 /** Query results kept in memory by `find`, at most. */
@@ -121,7 +133,7 @@ export class ReadModels<M extends DocumentTypes<M> = ReadModelDocuments> {
     for (const collection of collections) {
       const handle = this.options.projections?.activeRunner(this.owner(collection).name)
       if (!handle) return null
-      stamp += `${handle.position?.commit ?? -1n}/${handle.position?.prepare ?? -1n};`
+      stamp += positionStamp(handle.position)
     }
     return stamp
   }
