@@ -51,8 +51,10 @@ export interface Paginated<T> {
 
 /** The limit/offset envelope with absolute `next` and `previous` links. */
 export const paginated = <T>(request: FastifyRequest, page: Page, count: number, results: T[]): Paginated<T> => {
-  const url = absoluteUrl(request)
   const { limit, offset } = page
+  // A page with nothing before or after it links nowhere, and reads no URL.
+  if (offset <= 0 && offset + limit >= count) return { count, next: null, previous: null, results }
+  const url = absoluteUrl(request)
   const next = offset + limit < count ? withQuery(url, { limit, offset: offset + limit }) : null
   const previous = offset <= 0 ? null
     : offset - limit <= 0 ? withQuery(url, { limit, offset: null })
