@@ -1,4 +1,5 @@
 import { apiTime } from '../http/timestamps.js'
+import { FrozenTexts } from '../kernel/frozen-texts.js'
 import { JsonObjectText, jsonArrayText } from '../kernel/json-text.js'
 import type { Tile } from './events.js'
 import { canEdit, effectivePrivilegeLevel, effectiveRestrictionLevel, type Actor } from './permissions.js'
@@ -10,16 +11,25 @@ type UserTexts = ReadonlyMap<string, string>
 
 const mentioned = (users: UserTexts, uuid: string | null): string | null => (uuid ? users.get(uuid) ?? null : null)
 
+const tileTexts = new FrozenTexts<Tile>()
+
+/** A tile's text, written once per kept tile while its place and its users' texts stay the same. */
 const tileText = (dashboard: Dashboard, tile: Tile, order: number, users: UserTexts): string => {
+  const createdBy = mentioned(users, tile.text?.created_by ?? null)
+  const modifiedBy = mentioned(users, tile.text?.last_modified_by ?? null)
+  return tileTexts.text(tile, [dashboard.id, dashboard.environment_id, order, createdBy, modifiedBy], () => writeTile(dashboard, tile, order, createdBy, modifiedBy))
+}
+
+const writeTile = (dashboard: Dashboard, tile: Tile, order: number, createdBy: string | null, modifiedBy: string | null): string => {
   const json = new JsonObjectText().add('id', tile.id).add('dashboard_id', dashboard.id).add('insight', null)
   const card = tile.text
   if (card) {
     json.text('text', new JsonObjectText()
       .add('id', card.id)
       .add('body', card.body)
-      .text('created_by', mentioned(users, card.created_by))
+      .text('created_by', createdBy)
       .add('last_modified_at', apiTime(card.last_modified_at))
-      .text('last_modified_by', mentioned(users, card.last_modified_by))
+      .text('last_modified_by', modifiedBy)
       .add('team', dashboard.environment_id)
       .end())
   } else json.add('text', card)

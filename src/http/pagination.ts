@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify'
 import { z } from 'zod'
+import { JsonObjectText, jsonArrayText } from '../kernel/json-text.js'
 
 export const DEFAULT_PAGE_SIZE = 100
 
@@ -60,4 +61,10 @@ export const paginated = <T>(request: FastifyRequest, page: Page, count: number,
     : offset - limit <= 0 ? withQuery(url, { limit, offset: null })
       : withQuery(url, { limit, offset: offset - limit })
   return { count, next, previous, results }
+}
+
+/** The envelope `paginated` builds, as JSON text, around results that are JSON text already. */
+export const paginatedText = (request: FastifyRequest, page: Page, count: number, results: readonly string[]): string => {
+  const { next, previous } = paginated(request, page, count, [])
+  return new JsonObjectText().add('count', count).add('next', next).add('previous', previous).text('results', jsonArrayText(results)).end()
 }

@@ -60,3 +60,20 @@ t.test('a user text is written once per frozen document, and never kept for one 
   open.first_name = 'Robert'
   t.equal(basicUserText(open), JSON.stringify(basicUser(open)), 'a document that is not frozen is written anew')
 })
+
+t.test('a kept tile is written again when its place or its users\' texts change', async (t) => {
+  const kept = deepFreeze(dashboard())
+  const texts = new Map([[ada.uuid, basicUserText(ada)], [bob.uuid, basicUserText(bob)]])
+  const shapes = new Map([[ada.uuid, basicUser(ada)], [bob.uuid, basicUser(bob)]])
+  const actor = actors[0]!
+  t.equal(dashboardDetailText(kept, actor, texts), JSON.stringify(dashboardDetail(kept, actor, shapes)))
+  t.equal(dashboardDetailText(kept, actor, texts), JSON.stringify(dashboardDetail(kept, actor, shapes)), 'again, from the texts written')
+  const renamed = deepFreeze({ ...ada, first_name: 'Augusta' })
+  const renamedTexts = new Map([[ada.uuid, basicUserText(renamed)], [bob.uuid, basicUserText(bob)]])
+  const renamedShapes = new Map([[ada.uuid, basicUser(renamed)], [bob.uuid, basicUser(bob)]])
+  t.equal(dashboardDetailText(kept, actor, renamedTexts), JSON.stringify(dashboardDetail(kept, actor, renamedShapes)), 'a renamed user')
+  t.equal(dashboardDetailText(kept, actor, new Map()), JSON.stringify(dashboardDetail(kept, actor, new Map())), 'users not found')
+  // The same tile objects in another place: a second dashboard holding them, first of its tiles.
+  const moved = deepFreeze({ ...kept, id: 8, environment_id: 4, tiles: [kept.tiles[2]!, kept.tiles[0]!] })
+  t.equal(dashboardDetailText(moved, actor, texts), JSON.stringify(dashboardDetail(moved, actor, shapes)), 'the same tiles elsewhere')
+})
