@@ -16,7 +16,7 @@ export class FrozenTexts<D extends object> {
     if (!Object.isFrozen(document)) return write()
     const known = this.written.get(document)
     if (known && sameInputs(known.inputs, inputs)) return known.text
-    const text = write()
+    const text = flat(write())
     this.written.set(document, { inputs, text })
     return text
   }
@@ -27,3 +27,9 @@ const sameInputs = (a: readonly unknown[], b: readonly unknown[]): boolean => {
   for (let i = 0; i < a.length; i++) if (!Object.is(a[i], b[i])) return false
   return true
 }
+
+/**
+ * The same text as one flat string: text built by concatenation is a tree of its parts, which
+ * every later use (joining it into an answer, writing it out) would walk again.
+ */
+const flat = (text: string): string => JSON.parse(JSON.stringify(text)) as string
