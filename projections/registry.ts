@@ -24,11 +24,16 @@ export class ProjectionRegistry {
 
   /** The entry, cached for a second so a query does not pay a registry read each time. */
   async cached(name: string): Promise<RegistryEntry | null> {
-    const hit = this.cache.get(name)
-    if (hit && Date.now() - hit.at < TTL_MS) return hit.entry
+    const fresh = this.fresh(name)
+    if (fresh !== undefined) return fresh
     const entry = await this.read(name)
     this.cache.set(name, { entry, at: Date.now() })
     return entry
+  }
+
+  fresh(name: string): RegistryEntry | null | undefined {
+    const hit = this.cache.get(name)
+    return hit && Date.now() - hit.at < TTL_MS ? hit.entry : undefined
   }
 
   async read(name: string): Promise<RegistryEntry | null> {

@@ -14,6 +14,8 @@ export interface ReadModelOwner {
 /** Which build of each projector queries read (the projection registry). */
 export interface BuildDirectory {
   cached(name: string): Promise<{ readonly active: Build } | null>
+  /** What `cached` would answer without reading, when it would not read; else undefined. */
+  fresh?(name: string): { readonly active: Build } | null | undefined
 }
 
 /** A projector build running in this process: what it has applied, and a wait on it. */
@@ -77,10 +79,13 @@ export class ReadModels<M extends DocumentTypes<M> = ReadModelDocuments> {
     return projector
   }
 
-  private async physical(collection: string): Promise<string> {
+  /** The collection's table in the active build: at once while the registry entry is fresh. */
+  private physical(collection: string): string | Promise<string> {
     const projector = this.owner(collection)
-    const entry = await this.options.registry.cached(projector.name)
-    return physicalCollection(collection, entry?.active ?? { version: projector.version, build: 1 })
+    const fresh = this.options.registry.fresh?.(projector.name)
+    if (fresh !== undefined) return physicalCollection(collection, fresh?.active ?? { version: projector.version, build: 1 })
+    return this.options.registry.cached(projector.name)
+      .then((entry) => physicalCollection(collection, entry?.active ?? { version: projector.version, build: 1 }))
   }
 
   /**
@@ -88,8 +93,9 @@ export class ReadModels<M extends DocumentTypes<M> = ReadModelDocuments> {
    * that projector stands still: any event it applies or passes makes the next read go to the store.
    */
   async get<C extends CollectionOf<M>>(collection: C, id: string): Promise<M[C] | null> {
-    const physical = await this.physical(collection)
-    const stamp = this.stamp([collection])
+    const known = this.physical(collection)
+    const physical = typeof known === 'string' ? known : await known
+    const stamp = this.stampOf(collection)
     if (stamp === null) return this.options.store.get<M[C]>(physical, id)
     const key = `${physical}\u0000${id}`
     const kept = this.kept.get(key)
@@ -102,8 +108,9 @@ export class ReadModels<M extends DocumentTypes<M> = ReadModelDocuments> {
 
   /** Documents by query; kept in memory, frozen, as `get` keeps them; the array is the caller's. */
   async find<C extends CollectionOf<M>>(collection: C, query?: FindQuery): Promise<M[C][]> {
-    const physical = await this.physical(collection)
-    const stamp = this.stamp([collection])
+    const known = this.physical(collection)
+    const physical = typeof known === 'string' ? known : await known
+    const stamp = this.stampOf(collection)
     if (stamp === null) return this.options.store.find<M[C]>(physical, query)
     const key = `${physical}\u0000${JSON.stringify(query ?? null)}`
     const kept = this.found.get(key)
@@ -131,11 +138,16 @@ export class ReadModels<M extends DocumentTypes<M> = ReadModelDocuments> {
   stamp(collections: readonly string[]): string | null {
     let stamp = ''
     for (const collection of collections) {
-      const handle = this.options.projections?.activeRunner(this.owner(collection).name)
-      if (!handle) return null
-      stamp += positionStamp(handle.position)
+      const one = this.stampOf(collection)
+      if (one === null) return null
+      stamp += one
     }
     return stamp
+  }
+
+  private stampOf(collection: string): string | null {
+    const handle = this.options.projections?.activeRunner(this.owner(collection).name)
+    return handle ? positionStamp(handle.position) : null
   }
 
   /**
