@@ -1,6 +1,6 @@
 import { apiTime } from '../http/timestamps.js'
 import { FrozenTexts } from '../kernel/frozen-texts.js'
-import { JsonObjectText, jsonArrayText } from '../kernel/json-text.js'
+import { JsonObjectText } from '../kernel/json-text.js'
 import type { Tile } from './events.js'
 import { canEdit, effectivePrivilegeLevel, effectiveRestrictionLevel, type Actor } from './permissions.js'
 import { visibleTiles } from './serialize.js'
@@ -69,5 +69,5 @@ export const dashboardDetailText = (dashboard: Dashboard, actor: Actor, users: U
     .add('team_id', dashboard.environment_id)
     .add('filters', dashboard.filters)
     .add('variables', dashboard.variables)
-    .text('tiles', jsonArrayText(visibleTiles(dashboard).map((tile, order) => tileText(dashboard, tile, order, users))))
+    .items('tiles', visibleTiles(dashboard).map((tile, order) => tileText(dashboard, tile, order, users)))
     .end()

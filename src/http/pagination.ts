@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify'
 import { z } from 'zod'
-import { JsonObjectText, jsonArrayText } from '../kernel/json-text.js'
+import { JsonObjectText } from '../kernel/json-text.js'
 
 export const DEFAULT_PAGE_SIZE = 100
 
@@ -66,5 +66,5 @@ export const paginated = <T>(request: FastifyRequest, page: Page, count: number,
 /** The envelope `paginated` builds, as JSON text, around results that are JSON text already. */
 export const paginatedText = (request: FastifyRequest, page: Page, count: number, results: readonly string[]): string => {
   const { next, previous } = paginated(request, page, count, [])
-  return new JsonObjectText().add('count', count).add('next', next).add('previous', previous).text('results', jsonArrayText(results)).end()
+  return new JsonObjectText().add('count', count).add('next', next).add('previous', previous).items('results', results).end()
 }

@@ -27,30 +27,41 @@ const isEmptyPlainObject = (value: object): boolean => {
  * An object's JSON text built member by member, as `JSON.stringify` writes an object literal with
  * the same keys in the same order: a member whose value it would leave out is left out. Keys are
  * written as given, so each must be a name that JSON does not escape. `text` members are JSON
- * already (written once, used in many places), and null stands for a null value.
+ * already (written once, used in many places), and null stands for a null value. The parts are
+ * joined once, at the end, into one flat string.
  */
 export class JsonObjectText {
-  private body = ''
+  private readonly parts: string[] = ['{']
 
   add(key: string, value: unknown): this {
     const text = jsonText(value)
-    if (text !== undefined) this.member(key, text)
+    if (text !== undefined) this.parts.push(this.name(key), text)
     return this
   }
 
   text(key: string, text: string | null): this {
-    this.member(key, text ?? 'null')
+    this.parts.push(this.name(key), text ?? 'null')
     return this
   }
 
-  private member(key: string, text: string): void {
-    this.body += this.body === '' ? `"${key}":${text}` : `,"${key}":${text}`
+  /** An array member whose items are JSON texts. */
+  items(key: string, texts: readonly string[]): this {
+    this.parts.push(this.name(key), '[')
+    texts.forEach((text, i) => {
+      if (i > 0) this.parts.push(',')
+      this.parts.push(text)
+    })
+    this.parts.push(']')
+    return this
+  }
+
+  private name(key: string): string {
+    return this.parts.length === 1 ? `"${key}":` : `,"${key}":`
   }
 
   end(): string {
-    return `{${this.body}}`
+    this.parts.push('}')
+    return this.parts.join('')
   }
 }
 
-/** An array of JSON texts. */
-export const jsonArrayText = (items: readonly string[]): string => `[${items.join(',')}]`

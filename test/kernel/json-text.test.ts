@@ -15,3 +15,9 @@ t.test('an object is written member by member as JSON.stringify writes it, leavi
   t.equal(json.end(), JSON.stringify({ a: 1, gone: undefined, user: { id: 1 }, nobody: null, f: () => 1, b: 'x' }))
   t.equal(new JsonObjectText().add('only', undefined).end(), '{}')
 })
+
+t.test('an array member of JSON texts is written as JSON.stringify writes the array', async (t) => {
+  const items = [{ a: 1 }, null, 'x']
+  t.equal(new JsonObjectText().items('list', items.map((item) => JSON.stringify(item))).add('after', true).end(), JSON.stringify({ list: items, after: true }))
+  t.equal(new JsonObjectText().add('before', 1).items('none', []).end(), JSON.stringify({ before: 1, none: [] }))
+})
