@@ -1,5 +1,4 @@
 import type { FastifyRequest } from 'fastify'
-import { z } from 'zod'
 import { JsonObjectText } from '../kernel/json-text.js'
 
 export const DEFAULT_PAGE_SIZE = 100
@@ -15,13 +14,11 @@ const wholeNumber = (value: unknown): number | null => {
   return Number.isSafeInteger(number) ? number : null
 }
 
-const PageQuery = z.looseObject({ limit: z.unknown().optional(), offset: z.unknown().optional() })
-
 /** PostHog's limit/offset: a limit that is not a positive integer means 100; a bad offset means 0. */
 export const pageOf = (query: unknown): Page => {
-  const parsed = PageQuery.safeParse(query)
-  const limit = parsed.success ? wholeNumber(parsed.data.limit) : null
-  const offset = parsed.success ? wholeNumber(parsed.data.offset) : null
+  const given = query !== null && typeof query === 'object' && !Array.isArray(query) ? query as { limit?: unknown; offset?: unknown } : {}
+  const limit = wholeNumber(given.limit)
+  const offset = wholeNumber(given.offset)
   return { limit: limit !== null && limit > 0 ? limit : DEFAULT_PAGE_SIZE, offset: offset ?? 0 }
 }
 
