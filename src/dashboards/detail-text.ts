@@ -44,30 +44,44 @@ const writeTile = (dashboard: Dashboard, tile: Tile, order: number, createdBy: s
     .end()
 }
 
+const heads = new FrozenTexts<Dashboard>()
+const tails = new FrozenTexts<Dashboard>()
+
+/** The members before the caller's levels: the kept dashboard's own, and its creator's text. */
+const headText = (dashboard: Dashboard, createdBy: string | null): string => heads.text(dashboard, [createdBy], () => new JsonObjectText()
+  .add('id', dashboard.id)
+  .add('name', dashboard.name)
+  .add('description', dashboard.description)
+  .add('pinned', dashboard.pinned)
+  .add('created_at', apiTime(dashboard.created_at))
+  .text('created_by', createdBy)
+  .add('last_accessed_at', null)
+  .add('is_shared', dashboard.sharing.enabled)
+  .add('deleted', dashboard.deleted)
+  .add('creation_mode', dashboard.creation_mode)
+  .add('tags', dashboard.tags)
+  .add('restriction_level', dashboard.restriction_level)
+  .add('effective_restriction_level', effectiveRestrictionLevel(dashboard))
+  .membersText())
+
+/** The members after the caller's levels and before the tiles: the kept dashboard's own. */
+const tailText = (dashboard: Dashboard): string => tails.text(dashboard, [], () => new JsonObjectText()
+  .add('access_control_version', dashboard.restriction_level > 21 ? 'v1' : 'v2')
+  .add('team_id', dashboard.environment_id)
+  .add('filters', dashboard.filters)
+  .add('variables', dashboard.variables)
+  .membersText())
+
 /**
- * The detail shape `dashboardDetail` builds, written straight to JSON text, each user's text
- * written once however many tiles mention them: `JSON.stringify(dashboardDetail(…))`, byte for byte.
+ * The detail shape `dashboardDetail` builds, written straight to JSON text: `JSON.stringify(
+ * dashboardDetail(…))`, byte for byte. What depends on the kept document (and its users' texts)
+ * alone is written once per document; what depends on the caller, their levels, every time.
  */
 export const dashboardDetailText = (dashboard: Dashboard, actor: Actor, users: UserTexts): string =>
   new JsonObjectText()
-    .add('id', dashboard.id)
-    .add('name', dashboard.name)
-    .add('description', dashboard.description)
-    .add('pinned', dashboard.pinned)
-    .add('created_at', apiTime(dashboard.created_at))
-    .text('created_by', users.get(dashboard.created_by) ?? null)
-    .add('last_accessed_at', null)
-    .add('is_shared', dashboard.sharing.enabled)
-    .add('deleted', dashboard.deleted)
-    .add('creation_mode', dashboard.creation_mode)
-    .add('tags', dashboard.tags)
-    .add('restriction_level', dashboard.restriction_level)
-    .add('effective_restriction_level', effectiveRestrictionLevel(dashboard))
+    .members(headText(dashboard, users.get(dashboard.created_by) ?? null))
     .add('effective_privilege_level', effectivePrivilegeLevel(dashboard, actor))
     .add('user_access_level', canEdit(dashboard, actor) ? 'editor' : 'viewer')
-    .add('access_control_version', dashboard.restriction_level > 21 ? 'v1' : 'v2')
-    .add('team_id', dashboard.environment_id)
-    .add('filters', dashboard.filters)
-    .add('variables', dashboard.variables)
+    .members(tailText(dashboard))
     .items('tiles', visibleTiles(dashboard).map((tile, order) => tileText(dashboard, tile, order, users)))
     .end()

@@ -55,6 +55,19 @@ export class JsonObjectText {
     return this
   }
 
+  /** Members as `membersText` wrote them: JSON text without the braces ('' adds none). */
+  members(text: string): this {
+    if (text === '') return this
+    if (this.parts.length > 1) this.parts.push(',')
+    this.parts.push(text)
+    return this
+  }
+
+  /** The members written so far without the braces, to be added to another object by `members`. */
+  membersText(): string {
+    return this.parts.slice(1).join('')
+  }
+
   private name(key: string): string {
     return this.parts.length === 1 ? `"${key}":` : `,"${key}":`
   }

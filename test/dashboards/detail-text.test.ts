@@ -77,3 +77,16 @@ t.test('a kept tile is written again when its place or its users\' texts change'
   const moved = deepFreeze({ ...kept, id: 8, environment_id: 4, tiles: [kept.tiles[2]!, kept.tiles[0]!] })
   t.equal(dashboardDetailText(moved, actor, texts), JSON.stringify(dashboardDetail(moved, actor, shapes)), 'the same tiles elsewhere')
 })
+
+t.test('what a kept dashboard shows each caller is worked out for each caller', async (t) => {
+  const texts = new Map([[ada.uuid, basicUserText(ada)], [bob.uuid, basicUserText(bob)]])
+  const shapes = new Map([[ada.uuid, basicUser(ada)], [bob.uuid, basicUser(bob)]])
+  for (const restriction of [21, 37]) {
+    const kept = deepFreeze(dashboard({ restriction_level: restriction }))
+    for (const round of [1, 2]) {
+      for (const actor of actors) {
+        t.equal(dashboardDetailText(kept, actor, texts), JSON.stringify(dashboardDetail(kept, actor, shapes)), `level ${restriction}, ${actor.uuid}, round ${round}`)
+      }
+    }
+  }
+})
