@@ -63,7 +63,11 @@ const KEPT_QUERIES = 1000
  */
 export class ReadModels<M extends DocumentTypes<M> = ReadModelDocuments> {
   private readonly owners = new Map<string, ReadModelOwner>()
-  private readonly kept = new Map<string, { readonly stamp: string; readonly doc: JsonObject | null }>()
+  /** Kept documents by table, then by id; `keptCount` of them in all. */
+  private readonly kept = new Map<string, Map<string, { readonly stamp: string; readonly doc: JsonObject | null }>>()
+  private keptCount = 0
+  /** Each collection's table, with the registry entry it was named from. */
+  private readonly tables = new Map<string, { readonly entry: { readonly active: Build } | null; readonly table: string }>()
   private readonly found = new Map<string, { readonly stamp: string; readonly docs: readonly JsonObject[] }>()
   private foundDocuments = 0
 
@@ -83,9 +87,16 @@ export class ReadModels<M extends DocumentTypes<M> = ReadModelDocuments> {
   private physical(collection: string): string | Promise<string> {
     const projector = this.owner(collection)
     const fresh = this.options.registry.fresh?.(projector.name)
-    if (fresh !== undefined) return physicalCollection(collection, fresh?.active ?? { version: projector.version, build: 1 })
-    return this.options.registry.cached(projector.name)
-      .then((entry) => physicalCollection(collection, entry?.active ?? { version: projector.version, build: 1 }))
+    if (fresh !== undefined) return this.table(collection, projector, fresh)
+    return this.options.registry.cached(projector.name).then((entry) => this.table(collection, projector, entry))
+  }
+
+  private table(collection: string, projector: ReadModelOwner, entry: { readonly active: Build } | null): string {
+    const known = this.tables.get(collection)
+    if (known && known.entry === entry) return known.table
+    const table = physicalCollection(collection, entry?.active ?? { version: projector.version, build: 1 })
+    this.tables.set(collection, { entry, table })
+    return table
   }
 
   /**
@@ -97,12 +108,17 @@ export class ReadModels<M extends DocumentTypes<M> = ReadModelDocuments> {
     const physical = typeof known === 'string' ? known : await known
     const stamp = this.stampOf(collection)
     if (stamp === null) return this.options.store.get<M[C]>(physical, id)
-    const key = `${physical}\u0000${id}`
-    const kept = this.kept.get(key)
+    const kept = this.kept.get(physical)?.get(id)
     if (kept && kept.stamp === stamp) return kept.doc as M[C] | null
     const doc = deepFreeze(await this.options.store.get<M[C]>(physical, id))
-    if (this.kept.size >= KEPT_DOCUMENTS) this.kept.clear()
-    this.kept.set(key, { stamp, doc })
+    if (this.keptCount >= KEPT_DOCUMENTS) {
+      this.kept.clear()
+      this.keptCount = 0
+    }
+    let table = this.kept.get(physical)
+    if (!table) this.kept.set(physical, table = new Map())
+    if (!table.has(id)) this.keptCount++
+    table.set(id, { stamp, doc })
     return doc
   }
 
