@@ -39,7 +39,12 @@ const tileJson = (dashboard: Dashboard, tile: Tile, order: number, users: Users)
   is_cached: false,
 })
 
-export const visibleTiles = (dashboard: Dashboard): Tile[] => dashboard.tiles.filter((tile) => !tile.deleted)
+export const visibleTiles = (dashboard: Dashboard): Tile[] => {
+  // A loop, not `filter`: kept documents are frozen, and filtering a frozen array takes a slow path.
+  const visible: Tile[] = []
+  for (const tile of dashboard.tiles) if (!tile.deleted) visible.push(tile)
+  return visible
+}
 
 /** What the list item shape reads of a dashboard (`listing.ts` loads just these fields). */
 export type DashboardSummary = Pick<Dashboard,
