@@ -130,8 +130,9 @@ export class ReadModels<M extends DocumentTypes<M> = ReadModelDocuments> {
     if (stamp === null) return this.options.store.find<M[C]>(physical, query)
     const key = `${physical}\u0000${JSON.stringify(query ?? null)}`
     const kept = this.found.get(key)
-    // Each caller gets its own array (which it may sort) of the shared, frozen documents.
-    if (kept && kept.stamp === stamp) return kept.docs.slice() as M[C][]
+    // Each caller gets its own array (which it may sort) of the shared, frozen documents: copied
+    // by Array.from, since slicing a frozen array takes V8's slow path (~1 µs for 25 documents).
+    if (kept && kept.stamp === stamp) return Array.from(kept.docs) as M[C][]
     const docs = deepFreeze(await this.options.store.find<M[C]>(physical, query))
     this.foundDocuments += docs.length
     if (this.found.size >= KEPT_QUERIES || this.foundDocuments > KEPT_DOCUMENTS) {
@@ -139,7 +140,7 @@ export class ReadModels<M extends DocumentTypes<M> = ReadModelDocuments> {
       this.foundDocuments = docs.length
     }
     this.found.set(key, { stamp, docs })
-    return docs.slice()
+    return Array.from(docs)
   }
 
   async count(collection: CollectionOf<M>, where?: FindQuery['where'], contains?: FindQuery['contains']): Promise<number> {
