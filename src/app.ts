@@ -1,4 +1,3 @@
-import { parse as parseQuery } from 'node:querystring'
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify'
 import type { EventLog } from './eventlog/port.js'
 import type { ReadStore } from './readstore/port.js'
@@ -22,6 +21,7 @@ import { StoreFaults } from './http/store-faults.js'
 import { boundJsonDepth } from './http/json-depth.js'
 import { logRequests } from './http/request-log.js'
 import { useZod } from './http/zod.js'
+import { lastValues } from './http/query-string.js'
 import { recordRoutes } from './http/route-table.js'
 import { useCors } from './ingestion/cors.js'
 import { registerEnvironmentScoped } from './http/environment-scope.js'
@@ -69,24 +69,6 @@ export interface AppDeps {
   readonly headersTimeoutMs?: number
   /** Connections kept open at most. Default MAX_CONNECTIONS. */
   readonly maxConnections?: number
-}
-
-/**
- * Query strings as Django reads them (`request.GET.get`): a repeated parameter has its last value,
- * so every route sees one string per name, never an array.
- */
-const lastValues = (text: string): Record<string, string> => {
-  const values: Record<string, string> = {}
-  if (text === '') return values
-  const parsed = parseQuery(text)
-  for (const name in parsed) {
-    const value = parsed[name]
-    const last = Array.isArray(value) ? value.at(-1) ?? '' : value ?? ''
-    // A parameter named __proto__ is an own entry, never the object's prototype.
-    if (name === '__proto__') Object.defineProperty(values, name, { value: last, writable: true, enumerable: true, configurable: true })
-    else values[name] = last
-  }
-  return values
 }
 
 /** Connections one process keeps open at most; more are refused until some close. */

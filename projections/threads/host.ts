@@ -38,6 +38,19 @@ export const shareOut = (projectors: readonly Projector[], count: number): strin
   return groups.filter((group) => group.names.length > 0).map((group) => group.names)
 }
 
+/** A projection run by a thread, as queries see it: the position this thread was told it reached. */
+class WaitersHandle implements ProjectionHandle {
+  constructor(private readonly waiters: PositionWaiters) {}
+
+  get position(): Position | null {
+    return this.waiters.position
+  }
+
+  waitFor(position: Position, timeoutMs: number): Promise<boolean> {
+    return this.waiters.wait(position, timeoutMs)
+  }
+}
+
 interface Thread {
   readonly worker: Worker
   readonly names: readonly string[]
@@ -52,7 +65,7 @@ interface Thread {
 export class ThreadedProjections implements Projections {
   private readonly threads: Thread[] = []
   private readonly waiters = new Map<string, PositionWaiters>()
-  /** One handle per projector, made on first ask: it reads the waiters' position live. */
+  /** What queries see of each projection's waiters: one handle each, read on every query. */
   private readonly handles = new Map<string, ProjectionHandle>()
   private readonly owners = new Map<string, Thread>()
   private readonly live = new Set<string>()
@@ -63,7 +76,11 @@ export class ThreadedProjections implements Projections {
   private stopping = false
 
   constructor(private readonly options: ThreadedProjectionsOptions) {
-    for (const projector of options.projectors) this.waiters.set(projector.name, new PositionWaiters())
+    for (const projector of options.projectors) {
+      const waiters = new PositionWaiters()
+      this.waiters.set(projector.name, waiters)
+      this.handles.set(projector.name, new WaitersHandle(waiters))
+    }
   }
 
   async start(): Promise<void> {
@@ -138,13 +155,7 @@ export class ThreadedProjections implements Projections {
   }
 
   activeRunner(name: string): ProjectionHandle | null {
-    const made = this.handles.get(name)
-    if (made) return made
-    const waiters = this.waiters.get(name)
-    if (!waiters) return null
-    const handle: ProjectionHandle = { waitFor: (position: Position, timeoutMs: number) => waiters.wait(position, timeoutMs), get position() { return waiters.position } }
-    this.handles.set(name, handle)
-    return handle
+    return this.handles.get(name) ?? null
   }
 
   catchingUp(): readonly string[] {

@@ -95,6 +95,13 @@ class KnownPrincipals {
 
   constructor(private readonly models: ReadModels) {}
 
+  /** The principal kept for `key` while the key read models stand still; undefined when it must be read. */
+  peek(key: string): Principal | undefined {
+    const stamp = this.models.stamp(KEY_MODELS)
+    const hit = stamp === null ? undefined : this.byKey.get(key)
+    return hit && hit.stamp === stamp && hit.principal !== null ? hit.principal : undefined
+  }
+
   async resolve(key: string): Promise<Principal | null> {
     const stamp = this.models.stamp(KEY_MODELS)
     const hit = stamp === null ? undefined : this.byKey.get(key)
@@ -116,10 +123,7 @@ class KnownPrincipals {
 export const useAuth = (app: FastifyInstance, deps: AuthDeps): void => {
   app.decorateRequest('principal', null)
   const known = new KnownPrincipals(deps.models)
-  const authenticate = async (request: FastifyRequest): Promise<void> => {
-    const required = request.routeOptions.config.scopes!
-    const presented = presentedKey(request)
-    if (!presented) throw new NotAuthenticated()
+  const authenticate = async (request: FastifyRequest, route: Route, presented: Presented): Promise<void> => {
     let principal = await known.resolve(presented.key)
     if (!principal) {
       // A short wait, so a flood of unknown keys cannot hold requests open while projections lag;
@@ -129,22 +133,40 @@ export const useAuth = (app: FastifyInstance, deps: AuthDeps): void => {
       principal = await known.resolve(presented.key)
     }
     if (!principal) throw new AuthenticationFailed(`Personal API key found in request ${presented.source} is invalid.`)
-    if (request.routeOptions.config.scopedKeys === false && principal.scopes !== null) {
-      throw new PermissionDenied('This action does not support Personal API Key access')
-    }
-    const { config, url } = request.routeOptions
-    if (principal.scopedTeams !== null && config.projectScoped !== true && !(url ?? '').includes(':project_id')) {
-      throw new PermissionDenied(TEAM_SCOPED_ELSEWHERE)
-    }
-    const missing = required.find((scope) => !grants(principal.scopes, scope))
-    if (missing !== undefined) throw new PermissionDenied(`API key missing required scope '${missing}'`)
-    request.principal = principal
+    admit(request, route, principal)
   }
-  // Public routes (capture, decide) pass the hook without the cost of a promise.
+  // Public routes (capture, decide), and keys known and still current, pass without a promise.
   app.addHook('preHandler', (request, _reply, done) => {
-    if (request.routeOptions.config.scopes === undefined) return done()
-    authenticate(request).then(() => done(), done)
+    // Each read of `routeOptions` builds it anew: once per request.
+    const route = request.routeOptions
+    if (route.config.scopes === undefined) return done()
+    const presented = presentedKey(request)
+    if (!presented) return done(new NotAuthenticated())
+    const principal = known.peek(presented.key)
+    if (principal === undefined) return void authenticate(request, route, presented).then(() => done(), done)
+    try {
+      admit(request, route, principal)
+    } catch (error) {
+      return done(error as Error)
+    }
+    done()
   })
+}
+
+type Route = FastifyRequest['routeOptions']
+type Presented = NonNullable<ReturnType<typeof presentedKey>>
+
+/** Lets the key's principal call the route, or refuses it for what the key may not do there. */
+const admit = (request: FastifyRequest, { config, url }: Route, principal: Principal): void => {
+  if (config.scopedKeys === false && principal.scopes !== null) {
+    throw new PermissionDenied('This action does not support Personal API Key access')
+  }
+  if (principal.scopedTeams !== null && config.projectScoped !== true && !(url ?? '').includes(':project_id')) {
+    throw new PermissionDenied(TEAM_SCOPED_ELSEWHERE)
+  }
+  const missing = config.scopes!.find((scope) => !grants(principal.scopes, scope))
+  if (missing !== undefined) throw new PermissionDenied(`API key missing required scope '${missing}'`)
+  request.principal = principal
 }
 
 /** The principal of a route that declared scopes (the hook guarantees one). */

@@ -7,11 +7,16 @@ import type { Dashboard } from './state.js'
 type Users = ReadonlyMap<string, BasicUser>
 
 /** Every user a dashboard's response mentions. */
-export const usersMentioned = (dashboard: Dashboard): string[] => [
-  dashboard.created_by,
-  ...dashboard.collaborators.map((c) => c.user_uuid),
-  ...dashboard.tiles.flatMap((t) => (t.text ? [t.text.created_by, t.text.last_modified_by] : [])).filter((u): u is string => u !== null),
-]
+export const usersMentioned = (dashboard: Dashboard): string[] => {
+  const users = [dashboard.created_by]
+  for (const collaborator of dashboard.collaborators) users.push(collaborator.user_uuid)
+  for (const { text } of dashboard.tiles) {
+    if (!text) continue
+    if (text.created_by !== null) users.push(text.created_by)
+    if (text.last_modified_by !== null) users.push(text.last_modified_by)
+  }
+  return users
+}
 
 const tileJson = (dashboard: Dashboard, tile: Tile, order: number, users: Users) => ({
   id: tile.id,
@@ -34,7 +39,12 @@ const tileJson = (dashboard: Dashboard, tile: Tile, order: number, users: Users)
   is_cached: false,
 })
 
-export const visibleTiles = (dashboard: Dashboard): Tile[] => dashboard.tiles.filter((tile) => !tile.deleted)
+export const visibleTiles = (dashboard: Dashboard): Tile[] => {
+  // A loop, not `filter`: kept documents are frozen, and filtering a frozen array takes a slow path.
+  const visible: Tile[] = []
+  for (const tile of dashboard.tiles) if (!tile.deleted) visible.push(tile)
+  return visible
+}
 
 /** What the list item shape reads of a dashboard (`listing.ts` loads just these fields). */
 export type DashboardSummary = Pick<Dashboard,

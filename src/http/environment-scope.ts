@@ -4,7 +4,6 @@ import { NotFound, PermissionDenied } from '../kernel/errors.js'
 import type { ReadModels } from '../readstore/read-models.js'
 import { principalOf } from '../auth/authenticate.js'
 import { checkKeyReachesEnvironment } from '../auth/key-reach.js'
-import { ScopedParams } from './zod.js'
 
 /** PostHog serves environment routes under both prefixes; the `/api/projects/` form is the older alias. */
 export const ENVIRONMENT_PREFIXES = ['/api/environments/:project_id', '/api/projects/:project_id'] as const
@@ -18,6 +17,12 @@ export const registerEnvironmentScoped = async <Options extends object>(
 
 export type Environment = JsonObject & { id: number; organization: string; project_id: number; api_token: string }
 
+/** The route's `project_id` parameter; '' when it has none. */
+const projectIdOf = (params: unknown): string => {
+  const id = params !== null && typeof params === 'object' ? (params as { project_id?: unknown }).project_id : undefined
+  return typeof id === 'string' ? id : ''
+}
+
 /**
  * The environment a route's `project_id` names, for the calling user: `@current` is the user's
  * first environment; a non-integer or unknown id is 404; an environment of another organization 403.
@@ -25,8 +30,7 @@ export type Environment = JsonObject & { id: number; organization: string; proje
 export const environmentOf = async (request: FastifyRequest, models: ReadModels): Promise<Environment> => {
   const principal = principalOf(request)
   const { user } = principal
-  const parsed = ScopedParams.safeParse(request.params)
-  const raw = parsed.success ? parsed.data.project_id : ''
+  const raw = projectIdOf(request.params)
   if (raw === '@current') {
     const [first] = await models.find('environments', { where: { organization: user.organization_id }, orderBy: [['id', 'asc']], limit: 1 })
     if (!first) throw new NotFound('Project not found.')

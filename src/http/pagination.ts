@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify'
-import { z } from 'zod'
+import { JsonObjectText } from '../kernel/json-text.js'
 
 export const DEFAULT_PAGE_SIZE = 100
 
@@ -14,13 +14,11 @@ const wholeNumber = (value: unknown): number | null => {
   return Number.isSafeInteger(number) ? number : null
 }
 
-const PageQuery = z.looseObject({ limit: z.unknown().optional(), offset: z.unknown().optional() })
-
 /** PostHog's limit/offset: a limit that is not a positive integer means 100; a bad offset means 0. */
 export const pageOf = (query: unknown): Page => {
-  const parsed = PageQuery.safeParse(query)
-  const limit = parsed.success ? wholeNumber(parsed.data.limit) : null
-  const offset = parsed.success ? wholeNumber(parsed.data.offset) : null
+  const given = query !== null && typeof query === 'object' && !Array.isArray(query) ? query as { limit?: unknown; offset?: unknown } : {}
+  const limit = wholeNumber(given.limit)
+  const offset = wholeNumber(given.offset)
   return { limit: limit !== null && limit > 0 ? limit : DEFAULT_PAGE_SIZE, offset: offset ?? 0 }
 }
 
@@ -51,11 +49,19 @@ export interface Paginated<T> {
 
 /** The limit/offset envelope with absolute `next` and `previous` links. */
 export const paginated = <T>(request: FastifyRequest, page: Page, count: number, results: T[]): Paginated<T> => {
-  const url = absoluteUrl(request)
   const { limit, offset } = page
+  // A page with nothing before or after it links nowhere, and reads no URL.
+  if (offset <= 0 && offset + limit >= count) return { count, next: null, previous: null, results }
+  const url = absoluteUrl(request)
   const next = offset + limit < count ? withQuery(url, { limit, offset: offset + limit }) : null
   const previous = offset <= 0 ? null
     : offset - limit <= 0 ? withQuery(url, { limit, offset: null })
       : withQuery(url, { limit, offset: offset - limit })
   return { count, next, previous, results }
+}
+
+/** The envelope `paginated` builds, as JSON text, around results that are JSON text already. */
+export const paginatedText = (request: FastifyRequest, page: Page, count: number, results: readonly string[]): string => {
+  const { next, previous } = paginated(request, page, count, [])
+  return new JsonObjectText().add('count', count).add('next', next).add('previous', previous).items('results', results).end()
 }

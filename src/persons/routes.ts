@@ -1,10 +1,12 @@
 import type { FastifyPluginAsync } from 'fastify'
 import type { ReadModels } from '../readstore/read-models.js'
 import { environmentOf } from '../http/environment-scope.js'
-import { pageOf, paginated } from '../http/pagination.js'
+import { sendJsonText } from '../http/json-reply.js'
+import { pageOf, paginatedText } from '../http/pagination.js'
 import { queryOf, ScopedIdParams, ScopedParams, type ZodTypeProvider } from '../http/zod.js'
 import { NotFound, ValidationFailed } from '../kernel/errors.js'
 import { personShape } from './person-shape.js'
+import { personText } from './person-text.js'
 import { personForDistinctId } from './read.js'
 import { personKey, type PersonRecord } from './records.js'
 
@@ -20,7 +22,7 @@ const text = (value: string | undefined): string | null => (value !== undefined 
 /** `/persons/`: the environment's persons, newest first, by distinct id or email when asked. */
 export const personRoutes: FastifyPluginAsync<PersonRouteDeps> = async (plain, { models }) => {
   const app = plain.withTypeProvider<ZodTypeProvider>()
-  app.get('/persons/', { config: READ, schema: { params: ScopedParams, querystring: queryOf('distinct_id', 'email') } }, async (request) => {
+  app.get('/persons/', { config: READ, schema: { params: ScopedParams, querystring: queryOf('distinct_id', 'email') } }, async (request, reply) => {
     const environment = await environmentOf(request, models)
     const { query } = request
     const page = pageOf(query)
@@ -28,7 +30,7 @@ export const personRoutes: FastifyPluginAsync<PersonRouteDeps> = async (plain, {
     if (distinctId !== null) {
       const person = await personForDistinctId(models, environment.id, distinctId)
       const found = person ? [person] : []
-      return paginated(request, page, found.length, found.slice(page.offset, page.offset + page.limit).map(personShape))
+      return sendJsonText(reply, paginatedText(request, page, found.length, found.slice(page.offset, page.offset + page.limit).map(personText)))
     }
     const email = text(query.email)
     const where = { environment_id: environment.id, ...(email !== null ? { 'properties.email': email } : {}) }
@@ -36,7 +38,7 @@ export const personRoutes: FastifyPluginAsync<PersonRouteDeps> = async (plain, {
       models.count('persons', where),
       models.find('persons', { where, orderBy: [['created_at', 'desc'], ['id', 'desc']], limit: page.limit, offset: page.offset }),
     ])
-    return paginated(request, page, count, persons.map(personShape))
+    return sendJsonText(reply, paginatedText(request, page, count, persons.map(personText)))
   })
 
   app.get('/persons/:id/', { config: READ, schema: { params: ScopedIdParams } }, async (request) => {

@@ -1,11 +1,12 @@
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify'
 import type { EventLog } from '../eventlog/port.js'
 import { activityPage } from '../activity/activity-log.js'
-import { basicUsers } from '../accounts/user-lookup.js'
+import { basicUsers, basicUserTexts } from '../accounts/user-lookup.js'
 import { commandContext } from '../http/command-context.js'
 import { parseBody, useFormBodies } from '../http/drf.js'
 import { environmentOf, type Environment, methodNotAllowed } from '../http/environment-scope.js'
-import { pageOf, paginated } from '../http/pagination.js'
+import { pageOf, paginated, paginatedText } from '../http/pagination.js'
+import { sendJsonText } from '../http/json-reply.js'
 import { NotFound, ValidationFailed } from '../kernel/errors.js'
 import { handleCommand, type CommandContext } from '../kernel/handle-command.js'
 import { allocateId } from '../kernel/sequence.js'
@@ -15,6 +16,7 @@ import { subscriptionDecider, type SubscriptionCommand } from './decider.js'
 import { subscriptionStream, type SubscriptionFields } from './events.js'
 import { createSubscriptionBody, updateSubscriptionBody } from './schemas.js'
 import { subscriptionJson } from './serialize.js'
+import { subscriptionText } from './subscription-text.js'
 import { evolveSubscription, type Subscription } from './state.js'
 import { stateAsOf } from '../audit/as-of.js'
 import { AsOfQuery, DetailParams, cutoffAt } from '../http/as-of.js'
@@ -65,7 +67,7 @@ export const subscriptionRoutes: FastifyPluginAsync<SubscriptionDeps> = async (a
 
   app.withTypeProvider<ZodTypeProvider>().get('/subscriptions/', {
     config: READ, schema: { params: ScopedParams, querystring: queryOf('deleted', 'dashboard', 'insight') },
-  }, async (request) => {
+  }, async (request, reply) => {
     const environment = await environmentOf(request, models)
     const { query } = request
     const all = await models.find('subscriptions', { where: { environment_id: environment.id }, orderBy: [['id', 'asc']] })
@@ -76,8 +78,9 @@ export const subscriptionRoutes: FastifyPluginAsync<SubscriptionDeps> = async (a
       .filter((s) => query.insight === undefined || String(s.insight) === query.insight)
     const page = pageOf(request.query)
     const slice = listed.slice(page.offset, page.offset + page.limit)
-    const users = await basicUsers(models, slice.map((s) => s.created_by))
-    return paginated(request, page, listed.length, slice.map((s) => subscriptionJson(s, users)))
+    const users = await basicUserTexts(models, slice.map((s) => s.created_by))
+    const results = slice.map((s) => subscriptionText(s, users.get(s.created_by) ?? null))
+    return sendJsonText(reply, paginatedText(request, page, listed.length, results))
   })
 
   app.post('/subscriptions/', { config: WRITE, schema: { params: ScopedParams } }, async (request, reply) => {

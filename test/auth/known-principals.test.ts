@@ -41,3 +41,17 @@ t.test('an unknown key is never remembered: each try reads the read model again'
   for (let i = 0; i < 3; i++) t.equal((await w.app.inject({ method: 'GET', url, headers: w.bearer('phx_unknown') })).statusCode, 401)
   t.equal(keyReads, 6, 'two reads per try: before and after the bounded wait')
 })
+
+t.test('a key served from memory is held to each route\'s scopes as a key read from the store is', async (t) => {
+  const w = await world(t)
+  const url = `/api/projects/${w.installation.project_id}/dashboards/`
+  const key = await w.issueKey(['dashboard:read'])
+  t.ok(await w.models.waitFor((await w.log.headPosition())!, ['personal_api_keys', 'users']), 'the key is projected')
+  t.equal((await w.app.inject({ method: 'GET', url, headers: w.bearer(key.value) })).statusCode, 200, 'read, and remembered')
+  const write = await w.app.inject({ method: 'POST', url, headers: w.bearer(key.value), payload: { name: 'x' } })
+  t.equal(write.statusCode, 403)
+  t.match(write.json(), { detail: "API key missing required scope 'dashboard:write'" })
+  const other = await w.app.inject({ method: 'GET', url: `/api/projects/${w.installation.project_id}/feature_flags/`, headers: w.bearer(key.value) })
+  t.equal(other.statusCode, 403, 'another resource')
+  t.equal((await w.app.inject({ method: 'GET', url })).statusCode, 401, 'no key at all')
+})
