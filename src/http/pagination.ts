@@ -22,10 +22,30 @@ export const pageOf = (query: unknown): Page => {
   return { limit: limit !== null && limit > 0 ? limit : DEFAULT_PAGE_SIZE, offset: offset ?? 0 }
 }
 
-export const absoluteUrl = (request: FastifyRequest): URL => {
+/** Where the request's URL is resolved from: its scheme, as forwarded, and its Host. */
+const baseOf = (request: FastifyRequest): string => {
   const forwardedProto = request.headers['x-forwarded-proto']
   const protocol = typeof forwardedProto === 'string' ? forwardedProto.split(',')[0]!.trim() : request.protocol
-  return new URL(request.url, `${protocol}://${request.host}`)
+  return `${protocol}://${request.host}`
+}
+
+export const absoluteUrl = (request: FastifyRequest): URL => new URL(request.url, baseOf(request))
+
+/** Bases a path has been resolved on; the client chooses its Host, so only a few are remembered. */
+const resolvable = new Set<string>()
+const REMEMBERED_BASES = 64
+
+/** A path of its own (`/…`, neither `//…` nor `/\…`, which name a host) resolves on any base another path resolved on. */
+const ownPath = (url: string): boolean => url.startsWith('/') && url[1] !== '/' && url[1] !== '\\'
+
+/** Throws where `absoluteUrl` would (a Host no URL can have), building the URL only for a base not seen yet. */
+const checkResolvable = (request: FastifyRequest): void => {
+  const base = baseOf(request)
+  if (ownPath(request.url) && resolvable.has(base)) return
+  absoluteUrl(request)
+  if (!ownPath(request.url)) return
+  if (resolvable.size >= REMEMBERED_BASES) resolvable.clear()
+  resolvable.add(base)
 }
 
 /** The request's URL with its query rebuilt, parameters sorted as Django REST framework sorts them. */
@@ -50,8 +70,11 @@ export interface Paginated<T> {
 /** The limit/offset envelope with absolute `next` and `previous` links. */
 export const paginated = <T>(request: FastifyRequest, page: Page, count: number, results: T[]): Paginated<T> => {
   const { limit, offset } = page
-  // A page with nothing before or after it links nowhere, and reads no URL.
-  if (offset <= 0 && offset + limit >= count) return { count, next: null, previous: null, results }
+  // A page with nothing before or after it links nowhere: its URL is only checked, not built.
+  if (offset <= 0 && offset + limit >= count) {
+    checkResolvable(request)
+    return { count, next: null, previous: null, results }
+  }
   const url = absoluteUrl(request)
   const next = offset + limit < count ? withQuery(url, { limit, offset: offset + limit }) : null
   const previous = offset <= 0 ? null
