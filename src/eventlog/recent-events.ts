@@ -2,7 +2,7 @@ import type { RecordedEvent } from './port.js'
 import { toRecordedEvent, type EventRow } from './sqlite-schema.js'
 
 export interface RecentEventsOptions {
-  /** Characters of event data kept, about (default 8 MiB). */
+  /** Characters of event data kept, about (default 4 MiB). */
   readonly maxChars?: number
   /**
    * How long a quiet cache keeps its events before letting them go (default 1 s: sooner than a
@@ -26,7 +26,7 @@ export class RecentEvents {
   private sweeper: NodeJS.Timeout | null = null
 
   constructor(options: RecentEventsOptions = {}) {
-    this.maxChars = options.maxChars ?? 8 * 1024 * 1024
+    this.maxChars = options.maxChars ?? 4 * 1024 * 1024
     this.idleMs = options.idleMs ?? 1000
   }
 

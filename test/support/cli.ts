@@ -4,6 +4,12 @@ import { fileURLToPath } from 'node:url'
 /** The compiled CLI, as `npm start` and `npx hedgelog` run it. */
 export const MAIN = fileURLToPath(new URL('../../src/main.js', import.meta.url))
 
+/**
+ * The environment the CLI and service run with: this one's, less the test runner's
+ * `NODE_OPTIONS` (tap's module hooks), so they run as a user runs them, every thread included.
+ */
+const { NODE_OPTIONS: _runnerHooks, ...inherited } = process.env
+
 export interface Run {
   readonly code: number | null
   readonly stdout: string
@@ -12,7 +18,7 @@ export interface Run {
 
 /** Runs the CLI to the end; `input`, when given, is its standard input. */
 export const runCli = (args: string[], env: Record<string, string>, input?: string): Promise<Run> => new Promise((resolve, reject) => {
-  const child = spawn(process.execPath, [MAIN, ...args], { env: { ...process.env, ...env }, stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] })
+  const child = spawn(process.execPath, [MAIN, ...args], { env: { ...inherited, ...env }, stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] })
   if (input !== undefined) child.stdin!.end(input)
   let stdout = ''
   let stderr = ''
@@ -25,7 +31,7 @@ export const runCli = (args: string[], env: Record<string, string>, input?: stri
 /** Starts `hedgelog serve` on a free port and resolves with its address once it listens. */
 export const startServer = (args: string[], env: Record<string, string>): Promise<{ child: ChildProcess; address: string; output: () => string }> =>
   new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [MAIN, 'serve', ...args], { env: { ...process.env, PORT: '0', LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+    const child = spawn(process.execPath, [MAIN, 'serve', ...args], { env: { ...inherited, PORT: '0', LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
     let output = ''
     const onData = (chunk: Buffer) => {
       output += chunk.toString()
