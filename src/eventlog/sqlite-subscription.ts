@@ -1,7 +1,6 @@
 import type Database from 'better-sqlite3'
 import type { Position, SubscribeOptions, Subscription, SubscriptionFilter, SubscriptionItem } from './port.js'
-import type { RecordedEvent } from './port.js'
-import { EVENT_COLUMNS, type EventRow } from './sqlite-schema.js'
+import { EVENT_COLUMNS, toRecordedEvent, type EventRow } from './sqlite-schema.js'
 
 /** What a subscription needs from the SQLite log. */
 export interface SubscriptionSource {
@@ -10,8 +9,6 @@ export interface SubscriptionSource {
   query(sql: string): Database.Statement
   onCommit(listener: () => void): () => void
   isClosed(): boolean
-  /** The event a row holds; subscriptions of one source may share what they get. */
-  decode(row: EventRow): RecordedEvent
 }
 
 const PAGE = 500
@@ -84,7 +81,7 @@ export const sqliteSubscription = (source: SubscriptionSource, options: Subscrib
       limit = nextPageRows(rows)
       while (rows.length > 0) {
         const row = rows.shift()!
-        yield { kind: 'event', event: source.decode(row) }
+        yield { kind: 'event', event: toRecordedEvent(row) }
         from = row.global_position
         if (stopped) return
       }

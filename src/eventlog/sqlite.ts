@@ -10,7 +10,6 @@ import type {
   RecordedEvent, SubscribeOptions, Subscription,
 } from './port.js'
 import { sqliteSubscription, type SubscriptionSource } from './sqlite-subscription.js'
-import { RecentEvents } from './recent-events.js'
 import { EVENT_COLUMNS, openLogDatabase, toRecordedEvent, type EventRow } from './sqlite-schema.js'
 import type { CommitMessage, CommitReply } from './sqlite-writer-thread.js'
 import { SqliteLogWriter, outcomeError, streamStateReader, type AppendOutcome, type AppendRequest, type StoredStreamState } from './sqlite-writer.js'
@@ -79,8 +78,6 @@ export class SqliteEventLog implements EventLog, SubscriptionSource {
   /** The group the commit thread is making durable, if any. */
   private inFlight: PendingAppend[] | null = null
   private drained: (() => void)[] = []
-  /** What this connection's subscriptions decoded last: each event is parsed once for all of them. */
-  private readonly recent = new RecentEvents()
 
   constructor(options: SqliteEventLogOptions) {
     if (options.path !== ':memory:') mkdirSync(dirname(options.path), { recursive: true })
@@ -293,11 +290,6 @@ export class SqliteEventLog implements EventLog, SubscriptionSource {
     return this.closed
   }
 
-  /** @internal for subscriptions. */
-  decode(row: EventRow): RecordedEvent {
-    return this.recent.decode(row)
-  }
-
   async headPosition(): Promise<Position | null> {
     const head = this.statements.head.get() as bigint | null
     return head === null ? null : { commit: head, prepare: head }
@@ -333,7 +325,6 @@ export class SqliteEventLog implements EventLog, SubscriptionSource {
   async close(): Promise<void> {
     if (this.closed) return
     this.closed = true
-    this.recent.clear()
     await this.drain()
     if (this.commitThread) {
       const thread = this.commitThread
