@@ -1,14 +1,7 @@
 import t from 'tap'
-import { readdirSync, readFileSync } from 'node:fs'
 import { exited, runCli, startServer } from '../support/cli.js'
 import { tempDir } from '../support/temp.js'
-
-/** The nice value of each thread of a process, from /proc (field 19 of each task's stat line). */
-const niceOfThreads = (pid: number): number[] =>
-  readdirSync(`/proc/${pid}/task`).map((tid) => {
-    const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8')
-    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16])
-  })
+import { niceOfThreads } from '../support/threads.js'
 
 t.test('a heavy request is decoded on a thread of lower priority than the HTTP thread, and is accepted', { skip: process.platform !== 'linux' && 'reads /proc' }, async (t) => {
   const dir = tempDir(t)

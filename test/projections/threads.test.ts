@@ -1,16 +1,9 @@
 import t from 'tap'
-import { readdirSync, readFileSync } from 'node:fs'
 import { exited, runCli, startServer } from '../support/cli.js'
 import { tempDir } from '../support/temp.js'
+import { niceOfThreads } from '../support/threads.js'
 import { shareOut } from '../../projections/threads/host.js'
 import { allProjectors } from '../../projections/index.js'
-
-/** The nice value of each thread of a process, from /proc (field 19 of each task's stat line). */
-const niceOfThreads = (pid: number): number[] =>
-  readdirSync(`/proc/${pid}/task`).map((tid) => {
-    const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8')
-    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16])
-  })
 
 t.test('projectors are shared out over the threads by weight, each exactly once', async (t) => {
   const shares = shareOut(allProjectors, 2)
