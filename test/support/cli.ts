@@ -1,14 +1,19 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 
-/** The compiled CLI, as `npm start` and `npx hedgelog` run it. */
+/** The compiled CLI, run through its `#!` line as `npm start` and `npx hedgelog` run it. */
 export const MAIN = fileURLToPath(new URL('../../src/main.js', import.meta.url))
 
 /**
- * The environment the CLI and service run with: this one's, less the test runner's
- * `NODE_OPTIONS` (tap's module hooks), so they run as a user runs them, every thread included.
+ * The command that runs the CLI with `args` as a user runs it. tap's process tracking adds its
+ * module hooks to the `NODE_OPTIONS` of every child spawned from a test, whatever environment
+ * is given (they would load in every thread of the service, each with a hooks thread of its
+ * own); `env -u` takes them out just before the CLI starts.
  */
-const { NODE_OPTIONS: _runnerHooks, ...inherited } = process.env
+export const cliCommand = (args: readonly string[], viaNode = false): [string, string[]] =>
+  ['env', ['-u', 'NODE_OPTIONS', ...(viaNode ? [process.execPath] : []), MAIN, ...args]]
+
+const inherited = process.env
 
 export interface Run {
   readonly code: number | null
@@ -18,7 +23,7 @@ export interface Run {
 
 /** Runs the CLI to the end; `input`, when given, is its standard input. */
 export const runCli = (args: string[], env: Record<string, string>, input?: string): Promise<Run> => new Promise((resolve, reject) => {
-  const child = spawn(process.execPath, [MAIN, ...args], { env: { ...inherited, ...env }, stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] })
+  const child = spawn(...cliCommand(args), { env: { ...inherited, ...env }, stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] })
   if (input !== undefined) child.stdin!.end(input)
   let stdout = ''
   let stderr = ''
@@ -31,7 +36,7 @@ export const runCli = (args: string[], env: Record<string, string>, input?: stri
 /** Starts `hedgelog serve` on a free port and resolves with its address once it listens. */
 export const startServer = (args: string[], env: Record<string, string>): Promise<{ child: ChildProcess; address: string; output: () => string }> =>
   new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [MAIN, 'serve', ...args], { env: { ...inherited, PORT: '0', LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+    const child = spawn(...cliCommand(['serve', ...args]), { env: { ...inherited, PORT: '0', LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
     let output = ''
     const onData = (chunk: Buffer) => {
       output += chunk.toString()

@@ -1,14 +1,22 @@
 import { parentPort, workerData } from 'node:worker_threads'
 
-/** Fetches `url` every `intervalMs` (after each answer) until told to stop, then sends the answer times. */
+/**
+ * Fetches `url` once untimed and says it is ready, then every `intervalMs` (after each answer)
+ * until told to stop, and sends the answer times.
+ */
 const { url, intervalMs } = workerData as { url: string; intervalMs: number }
+const fetchOnce = async (): Promise<void> => {
+  const response = await fetch(url)
+  await response.arrayBuffer()
+}
 const times: number[] = []
 let running = true
 parentPort!.once('message', () => { running = false })
+await fetchOnce()
+parentPort!.postMessage('ready')
 while (running) {
   const started = performance.now()
-  const response = await fetch(url)
-  await response.arrayBuffer()
+  await fetchOnce()
   times.push(performance.now() - started)
   await new Promise((resolve) => setTimeout(resolve, intervalMs))
 }
