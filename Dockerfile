@@ -20,5 +20,5 @@ ENV HEDGELOG_DATA_DIR=/app/data
 VOLUME /app/data
 USER node
 EXPOSE 8000
-ENTRYPOINT ["node", "dist/src/main.js"]
+ENTRYPOINT ["/app/dist/src/main.js"]
 CMD ["serve"]

@@ -23,6 +23,6 @@ export const pinSelfToLoadCore = (): string | null => {
   return null
 }
 
-/** The command (and its leading arguments) that runs `node` on `cores`: '0' for servers, '0,1' for unpinned work. */
-export const nodeOn = (cores: '0' | '0,1'): [string, ...string[]] =>
-  works ? ['taskset', '-c', cores, process.execPath] : [process.execPath]
+/** `command` run on `cores`: '0' for servers, '0,1' for unpinned work. */
+export const runOn = (cores: '0' | '0,1', command: [string, ...string[]]): [string, ...string[]] =>
+  works ? ['taskset', '-c', cores, ...command] : command

@@ -1,10 +1,16 @@
 import { spawn } from 'node:child_process'
 import { createServer } from 'node:net'
 import { fileURLToPath } from 'node:url'
-import { nodeOn } from './pinning.js'
+import { runOn } from './pinning.js'
 
 export const MAIN = fileURLToPath(new URL('../src/main.js', import.meta.url))
 export const BARE = fileURLToPath(new URL('./bare-server.js', import.meta.url))
+
+/**
+ * How a script is run: Hedgelog's CLI through its `#!` line, as `npm start` and `npx hedgelog`
+ * run it (the line sets the allocator's environment), any other script by node.
+ */
+const commandOf = (args: string[]): [string, ...string[]] => (args[0] === MAIN ? [MAIN, ...args.slice(1)] : [process.execPath, ...args])
 
 /** Servers under test run on core 0; work that is not measured against a bare route may use both. */
 export type Cores = '0' | '0,1'
@@ -35,12 +41,12 @@ const answering = async (url: string): Promise<void> => {
 }
 
 /**
- * Starts a node script on `cores` in its own process and resolves once it serves: at `known`
+ * Starts a script on `cores` in its own process and resolves once it serves: at `known`
  * when given (polling `/_health`), else at the address it prints as `{"address": …}`.
  */
 export const startProcess = (args: string[], env: Record<string, string>, cores: Cores, known?: string): Promise<Server> => new Promise((resolve, reject) => {
-  const [command, ...prefix] = nodeOn(cores)
-  const child = spawn(command, [...prefix, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] })
+  const [command, ...rest] = runOn(cores, commandOf(args))
+  const child = spawn(command, rest, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] })
   let exited = false
   child.once('exit', () => { exited = true })
   const stop = (): Promise<void> => new Promise((done) => {
@@ -59,10 +65,10 @@ export const startProcess = (args: string[], env: Record<string, string>, cores:
   child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited with ${code}: ${output.slice(-2000)}`)))
 })
 
-/** Runs a node script to its end on both cores and resolves with what it printed. */
+/** Runs a script to its end on both cores and resolves with what it printed. */
 export const run = (args: string[], env: Record<string, string>): Promise<string> => new Promise((resolve, reject) => {
-  const [command, ...prefix] = nodeOn('0,1')
-  const child = spawn(command, [...prefix, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] })
+  const [command, ...rest] = runOn('0,1', commandOf(args))
+  const child = spawn(command, rest, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] })
   let output = ''
   child.stdout.on('data', (chunk: Buffer) => { output += chunk.toString() })
   child.once('exit', (code) => (code === 0 ? resolve(output) : reject(new Error(`${args.join(' ')} exited with ${code}`))))

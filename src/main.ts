@@ -1,7 +1,8 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S MALLOC_MMAP_THRESHOLD_=131072 node
 import closeWithGrace from 'close-with-grace'
 import { pino } from 'pino'
 import { parseArgs } from 'node:util'
+import { allocatorWarning, glibcVersion } from './cli/allocator.js'
 import { initialize, issueApiKey } from './accounts/commands.js'
 import { invites, keys, orgs } from './cli/accounts.js'
 import { UsageError, cliContext, lines, print } from './cli/usage.js'
@@ -50,6 +51,8 @@ const serve = async (config: Config, args: string[]): Promise<void> => {
   const unknown = roles.filter((r) => !(ROLES as readonly string[]).includes(r))
   if (roles.length === 0 || unknown.length > 0) throw new UsageError(`unknown role: ${unknown.join(', ') || '(none)'}; roles are ${ROLES.join(', ')}`)
   const logger = pino({ level: config.LOG_LEVEL })
+  const allocator = allocatorWarning(process.env, glibcVersion())
+  if (allocator !== null) logger.warn(allocator)
   const service = await startService(config, roles as Role[], logger)
   logger.info({ roles, address: service.address, eventLog: service.log.kind, readStore: service.store.kind }, 'hedgelog started')
   closeWithGrace({ delay: 10_000 }, async ({ signal, err }) => {

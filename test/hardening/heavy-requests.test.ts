@@ -61,7 +61,7 @@ t.test('a started service under heavy ingestion requests', async (t) => {
     const tiny = JSON.stringify({ api_key: token, batch: Array.from({ length: 600_000 }, () => ({ event: 'e', distinct_id: 'd' })) })
     const body = gzipSync(tiny)
     t.ok(body.length < 100 * 1024 && tiny.length < DECODED_LIMIT, `a small body (${body.length} bytes) within the decoded limit (${tiny.length} bytes)`)
-    const probes = probeHealth(server.address)
+    const probes = await probeHealth(server.address)
     const started = performance.now()
     const answer = await post(server.address, '/batch/', body, gzipHeaders)
     const took = performance.now() - started
@@ -74,9 +74,7 @@ t.test('a started service under heavy ingestion requests', async (t) => {
     }, 'in capture\'s error shape')
     t.ok(took < 3000, `answered in ${Math.round(took)} ms`)
     t.ok(times.length > 0, `health was probed while the request was refused (${times.length} probes)`)
-    // As in the flood below, the 50 ms bound holds in most runs on 2 cores but not in all
-    // (17–55 ms), so the figure is reported, not asserted, until it holds every time.
-    t.comment(`slowest health probe while refusing 600,000 events: ${Math.round(Math.max(...times))} ms (bound 50 ms)`)
+    t.ok(Math.max(...times) < 50, `every health probe answered within 50 ms (slowest ${Math.round(Math.max(...times))} ms)`)
   })
 
   await t.test('given four legal maximum-size gzip bodies, when they are posted at once, then all are accepted while health keeps being answered', async (t) => {
@@ -84,24 +82,37 @@ t.test('a started service under heavy ingestion requests', async (t) => {
     // Decoding threads left by the previous request stop after two idle seconds.
     await sleep(3000)
     const startRss = rssOf(pid)
-    const probes = probeHealth(server.address)
+    const probes = await probeHealth(server.address)
     const answers = await Promise.all(bodies.map((body) => post(server.address, '/batch/', body, gzipHeaders)))
     await sleep(300)
     const times = await probes.stop()
     t.same(answers.map((a) => a.status), [200, 200, 200, 200], 'all four are accepted')
     const slowest = Math.max(...times)
     t.ok(times.length >= 3, `health was probed ${times.length} times during the flood`)
-    // The 50 ms bound for every probe holds in most runs on 2 cores but not in all (29–61 ms), so
-    // the figure is reported, not asserted, until it holds every time.
+    // Every probe within 50 ms: 12–44 ms over 17 runs on 2 cores. Reported rather than asserted
+    // while the memory bound below is not met either, so that both are seen on every run.
     t.comment(`slowest health probe during the flood: ${Math.round(slowest)} ms of ${times.length} (bound 50 ms)`)
 
+    // The flood's 40,000 events are projected after they are acknowledged; the memory that work
+    // takes is the service's until health shows every projection with nothing left to apply; from
+    // then on it should be given back.
+    const acknowledged = performance.now()
+    for (;;) {
+      const health = await (await fetch(`${server.address}/_health`)).json() as { projections: Record<string, { lag: number }> }
+      if (Object.values(health.projections).every((projection) => projection.lag === 0)) break
+      if (performance.now() - acknowledged > 90_000) throw new Error('the projections did not catch up with the flood within 90 s')
+      await sleep(250)
+    }
+    t.comment(`the projections caught up ${((performance.now() - acknowledged) / 1000).toFixed(1)} s after the flood was acknowledged`)
     let rss = rssOf(pid)
     for (let i = 0; i < 150 && rss > startRss * 1.2; i++) {
       await sleep(200)
       rss = rssOf(pid)
     }
-    // Likewise RSS within 20 % of the start afterwards: 0.97–1.34 × over 12 runs.
-    t.comment(`RSS after the flood: ${Math.round(rss / MiB)} MiB from a start of ${Math.round(startRss / MiB)} MiB (bound 1.2 ×)`)
+    // Not met in about half the runs on 2 cores: 1.11–1.35 × after 30 s. What stays is the
+    // projection threads' and the HTTP thread's grown V8 heaps (committed, mostly unused), which
+    // V8 gives back only at its memory reducer's own pace. Reported until it holds every time.
+    t.comment(`RSS once the projections caught up (waiting up to 30 s for the bound): ${Math.round(rss / MiB)} MiB from a start of ${Math.round(startRss / MiB)} MiB, ${(rss / startRss).toFixed(2)} × (bound 1.2 ×)`)
   })
 
   await t.test('given one event more than a request may hold, when it is posted, then it is refused with 413 and nothing is written', async (t) => {
@@ -119,7 +130,7 @@ t.test('a started service under heavy ingestion requests', async (t) => {
   })
 
   await t.test('given lz64 bodies of at most 240 KB that decode to 21 MiB to 4 GiB, when they are posted raw and as forms, then each is refused with 413 at once and health keeps answering', async (t) => {
-    const probe = probeHealth(server.address)
+    const probe = await probeHealth(server.address)
     const answers = []
     for (const mib of [21, 1024, 4096]) {
       const bomb = lz64Bomb(mib)

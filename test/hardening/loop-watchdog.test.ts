@@ -15,7 +15,7 @@ const HELD_LIMIT_MS = 50
 
 const percentile = (values: number[], q: number): number => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(q * values.length))] ?? 0
 
-t.test('a watchdog request every 10 ms keeps being answered, half of them within 10 ms, while a started service takes hostile requests on every endpoint', async (t) => {
+t.test('a watchdog request every 10 ms is answered within 50 ms, half of them within 10 ms, while a started service takes hostile requests on every endpoint', async (t) => {
   const dir = tempDir(t)
   const env = { HEDGELOG_DATA_DIR: dir, HEDGELOG_RATE_LIMITS: 'off' }
   const init = JSON.parse((await runCli(['init', '--json'], env)).stdout) as { project_api_key: string; personal_api_key: string; project_id: number }
@@ -40,7 +40,7 @@ t.test('a watchdog request every 10 ms keeps being answered, half of them within
   ]
 
   // Probed from a thread of its own: sending the hostile bodies cannot delay the probe.
-  const watchdog = startProber(`${server.address}/watchdog-probe`, 10)
+  const watchdog = await startProber(`${server.address}/watchdog-probe`, 10)
 
   const failures: string[] = []
   let next = 0
@@ -62,8 +62,6 @@ t.test('a watchdog request every 10 ms keeps being answered, half of them within
   t.same(failures, [], `no hostile request got a 5xx or a dropped connection (${requests.length} sent)`)
   t.ok(waits.length > 20, `the watchdog ran (${waits.length} probes)`)
   const longest = Math.max(...waits)
-  // The 50 ms bound for the longest probe holds in most runs on 2 cores but not in all (28–62 ms),
-  // so it is reported, not asserted, until it holds every time.
-  t.comment(`longest probe ${longest.toFixed(1)} ms (bound ${HELD_LIMIT_MS} ms), p99 ${percentile(waits, 0.99).toFixed(1)} ms`)
+  t.ok(longest < HELD_LIMIT_MS, `every probe answered within ${HELD_LIMIT_MS} ms (longest ${longest.toFixed(1)} ms, p99 ${percentile(waits, 0.99).toFixed(1)} ms)`)
   t.ok(percentile(waits, 0.5) < 10, `half the probes answer within 10 ms (p50 ${percentile(waits, 0.5).toFixed(1)} ms)`)
 })

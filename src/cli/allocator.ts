@@ -1,0 +1,20 @@
+/**
+ * glibc's malloc raises its mmap threshold (up to 32 MiB) each time a large block it mapped is
+ * freed, and its trim threshold with it: after one large request, blocks of megabytes come from
+ * the heap arenas, and the memory they took is kept by the process instead of returned. Fixing
+ * the threshold at glibc's own default keeps large blocks mapped, so their memory goes back to
+ * the system when they are freed. The variable is read when the process starts, so the launcher
+ * sets it: `dist/src/main.js`'s `#!` line, which `npm start`, `npx hedgelog` and the image run.
+ */
+export const ALLOCATOR_VARIABLE = 'MALLOC_MMAP_THRESHOLD_'
+export const ALLOCATOR_VALUE = '131072'
+
+/** glibc's version when this process runs on it, else undefined (musl, macOS, Windows). */
+export const glibcVersion = (): string | undefined =>
+  (process.report?.getReport() as { header?: { glibcVersionRuntime?: string } } | undefined)?.header?.glibcVersionRuntime
+
+/** What to warn an operator of when the service was started without the launcher's allocator setting; null when nothing. */
+export const allocatorWarning = (env: NodeJS.ProcessEnv, glibc: string | undefined): string | null =>
+  glibc === undefined || env[ALLOCATOR_VARIABLE] !== undefined
+    ? null
+    : `${ALLOCATOR_VARIABLE} is not set: memory taken by large requests may stay with the process; start with \`hedgelog serve\` (or \`npm start\`), or set ${ALLOCATOR_VARIABLE}=${ALLOCATOR_VALUE}`
