@@ -51,7 +51,7 @@ const serve = async (config: Config, args: string[]): Promise<void> => {
   const unknown = roles.filter((r) => !(ROLES as readonly string[]).includes(r))
   if (roles.length === 0 || unknown.length > 0) throw new UsageError(`unknown role: ${unknown.join(', ') || '(none)'}; roles are ${ROLES.join(', ')}`)
   const logger = pino({ level: config.LOG_LEVEL })
-  const allocator = allocatorWarning(process.env, glibcVersion())
+  const allocator = allocatorWarning(process.env, glibcVersion)
   if (allocator !== null) logger.warn(allocator)
   const service = await startService(config, roles as Role[], logger)
   logger.info({ roles, address: service.address, eventLog: service.log.kind, readStore: service.store.kind }, 'hedgelog started')

@@ -4,15 +4,18 @@ import { basicUser } from './users.js'
 
 export type BasicUser = ReturnType<typeof basicUser>
 
-/** Basic-user shapes for a set of user uuids, each read once. */
-export const basicUsers = async (models: ReadModels, uuids: Iterable<string>): Promise<Map<string, BasicUser>> => {
-  const found = new Map<string, BasicUser>()
+/** Each user of a set of uuids, read once, in `shape`; unknown uuids are left out. */
+const usersAs = async <T>(models: ReadModels, uuids: Iterable<string>, shape: (user: JsonObject) => T): Promise<Map<string, T>> => {
+  const found = new Map<string, T>()
   for (const uuid of new Set(uuids)) {
     const user = await models.get('users', uuid)
-    if (user) found.set(uuid, basicUser(user))
+    if (user) found.set(uuid, shape(user))
   }
   return found
 }
+
+/** Basic-user shapes for a set of user uuids, each read once. */
+export const basicUsers = (models: ReadModels, uuids: Iterable<string>): Promise<Map<string, BasicUser>> => usersAs(models, uuids, basicUser)
 
 /** Texts of frozen user documents, which cannot change while they are kept. */
 const written = new WeakMap<JsonObject, string>()
@@ -28,11 +31,4 @@ export const basicUserText = (user: JsonObject): string => {
 }
 
 /** Basic-user shapes as JSON text for a set of user uuids, each read once. */
-export const basicUserTexts = async (models: ReadModels, uuids: Iterable<string>): Promise<Map<string, string>> => {
-  const found = new Map<string, string>()
-  for (const uuid of new Set(uuids)) {
-    const user = await models.get('users', uuid)
-    if (user) found.set(uuid, basicUserText(user))
-  }
-  return found
-}
+export const basicUserTexts = (models: ReadModels, uuids: Iterable<string>): Promise<Map<string, string>> => usersAs(models, uuids, basicUserText)

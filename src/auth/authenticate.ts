@@ -91,21 +91,24 @@ const REMEMBERED = 10_000
  * the next request read again, so a cached principal is never older than the read models.
  */
 class KnownPrincipals {
-  private readonly byKey = new Map<string, { readonly stamp: string; readonly principal: Principal | null }>()
+  private readonly byKey = new Map<string, { readonly stamp: string; readonly principal: Principal }>()
 
   constructor(private readonly models: ReadModels) {}
 
   /** The principal kept for `key` while the key read models stand still; undefined when it must be read. */
   peek(key: string): Principal | undefined {
-    const stamp = this.models.stamp(KEY_MODELS)
+    return this.kept(key, this.models.stamp(KEY_MODELS))
+  }
+
+  private kept(key: string, stamp: string | null): Principal | undefined {
     const hit = stamp === null ? undefined : this.byKey.get(key)
-    return hit && hit.stamp === stamp && hit.principal !== null ? hit.principal : undefined
+    return hit?.stamp === stamp ? hit.principal : undefined
   }
 
   async resolve(key: string): Promise<Principal | null> {
     const stamp = this.models.stamp(KEY_MODELS)
-    const hit = stamp === null ? undefined : this.byKey.get(key)
-    if (hit && hit.stamp === stamp) return hit.principal
+    const kept = this.kept(key, stamp)
+    if (kept) return kept
     const principal = await resolveKey(this.models, key)
     if (stamp !== null && principal !== null) {
       if (this.byKey.size >= REMEMBERED) this.byKey.clear()

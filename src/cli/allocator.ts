@@ -13,8 +13,11 @@ export const ALLOCATOR_VALUE = '131072'
 export const glibcVersion = (): string | undefined =>
   (process.report?.getReport() as { header?: { glibcVersionRuntime?: string } } | undefined)?.header?.glibcVersionRuntime
 
-/** What to warn an operator of when the service was started without the launcher's allocator setting; null when nothing. */
-export const allocatorWarning = (env: NodeJS.ProcessEnv, glibc: string | undefined): string | null =>
-  glibc === undefined || env[ALLOCATOR_VARIABLE] !== undefined
+/**
+ * What to warn an operator of when the service was started without the launcher's allocator
+ * setting; null when nothing. `glibc` is asked only when the variable is missing.
+ */
+export const allocatorWarning = (env: NodeJS.ProcessEnv, glibc: () => string | undefined): string | null =>
+  env[ALLOCATOR_VARIABLE] !== undefined || glibc() === undefined
     ? null
     : `${ALLOCATOR_VARIABLE} is not set: memory taken by large requests may stay with the process; start with \`hedgelog serve\` (or \`npm start\`), or set ${ALLOCATOR_VARIABLE}=${ALLOCATOR_VALUE}`

@@ -13,8 +13,6 @@ export const MAIN = fileURLToPath(new URL('../../src/main.js', import.meta.url))
 export const cliCommand = (args: readonly string[], viaNode = false): [string, string[]] =>
   ['env', ['-u', 'NODE_OPTIONS', ...(viaNode ? [process.execPath] : []), MAIN, ...args]]
 
-const inherited = process.env
-
 export interface Run {
   readonly code: number | null
   readonly stdout: string
@@ -23,7 +21,7 @@ export interface Run {
 
 /** Runs the CLI to the end; `input`, when given, is its standard input. */
 export const runCli = (args: string[], env: Record<string, string>, input?: string): Promise<Run> => new Promise((resolve, reject) => {
-  const child = spawn(...cliCommand(args), { env: { ...inherited, ...env }, stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] })
+  const child = spawn(...cliCommand(args), { env: { ...process.env, ...env }, stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] })
   if (input !== undefined) child.stdin!.end(input)
   let stdout = ''
   let stderr = ''
@@ -36,7 +34,7 @@ export const runCli = (args: string[], env: Record<string, string>, input?: stri
 /** Starts `hedgelog serve` on a free port and resolves with its address once it listens. */
 export const startServer = (args: string[], env: Record<string, string>): Promise<{ child: ChildProcess; address: string; output: () => string }> =>
   new Promise((resolve, reject) => {
-    const child = spawn(...cliCommand(['serve', ...args]), { env: { ...inherited, PORT: '0', LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+    const child = spawn(...cliCommand(['serve', ...args]), { env: { ...process.env, PORT: '0', LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
     let output = ''
     const onData = (chunk: Buffer) => {
       output += chunk.toString()
