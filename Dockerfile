@@ -1,7 +1,8 @@
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
 RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
-COPY package.json package-lock.json tsconfig.json ./
+COPY package.json package-lock.json tsconfig.json binding.gyp ./
+COPY native native
 COPY src src
 COPY projections projections
 COPY test test
@@ -14,6 +15,7 @@ ENV NODE_ENV=production HOST=0.0.0.0 PORT=8000
 COPY --from=build /app/package.json ./
 COPY --from=build /app/node_modules node_modules
 COPY --from=build /app/dist dist
+COPY --from=build /app/build/Release/free_memory.node build/Release/free_memory.node
 # The embedded mode keeps its SQLite files here; mount a volume on it to keep them.
 RUN mkdir -p /app/data && chown node:node /app/data
 ENV HEDGELOG_DATA_DIR=/app/data

@@ -3,6 +3,7 @@ import closeWithGrace from 'close-with-grace'
 import { pino } from 'pino'
 import { parseArgs } from 'node:util'
 import { allocatorWarning, glibcVersion } from './cli/allocator.js'
+import { freeMemoryProblem } from './kernel/free-memory.js'
 import { initialize, issueApiKey } from './accounts/commands.js'
 import { invites, keys, orgs } from './cli/accounts.js'
 import { UsageError, cliContext, lines, print } from './cli/usage.js'
@@ -53,6 +54,8 @@ const serve = async (config: Config, args: string[]): Promise<void> => {
   const logger = pino({ level: config.LOG_LEVEL })
   const allocator = allocatorWarning(process.env, glibcVersion)
   if (allocator !== null) logger.warn(allocator)
+  const freeMemory = freeMemoryProblem()
+  if (freeMemory !== null) logger.warn(freeMemory)
   const service = await startService(config, roles as Role[], logger)
   logger.info({ roles, address: service.address, eventLog: service.log.kind, readStore: service.store.kind }, 'hedgelog started')
   closeWithGrace({ delay: 10_000 }, async ({ signal, err }) => {

@@ -32,12 +32,30 @@ export const isJsonObject = (value: unknown): value is JsonObject =>
 /**
  * A JSON object already serialised by its producer, as text or as its UTF-8 bytes in pieces
  * (joined where it is written): the log stores it as it is.
+ *
+ * Pieces given as `movable` are this text's alone, each over a buffer of its own: a log that
+ * writes on another thread may move them there instead of copying them. Once moved, the text
+ * is spent: it cannot be appended again, and an append of it is refused as unavailable.
  */
 export class JsonText {
-  constructor(readonly text: string | readonly Uint8Array[]) {}
+  private moved = false
+
+  constructor(readonly text: string | readonly Uint8Array[], readonly movable = false) {}
 
   get bytes(): number {
     return typeof this.text === 'string' ? Buffer.byteLength(this.text) : this.text.reduce((sum, part) => sum + part.byteLength, 0)
+  }
+
+  /** Whether the pieces were moved to another thread. */
+  get spent(): boolean {
+    return this.moved
+  }
+
+  /** The buffers to transfer with the pieces, marking the text spent; none when it is not movable. */
+  moveOut(): ArrayBuffer[] {
+    if (!this.movable || typeof this.text === 'string') return []
+    this.moved = true
+    return this.text.map((piece) => piece.buffer as ArrayBuffer)
   }
 
   toString(): string {

@@ -30,6 +30,8 @@ export interface SqliteEventLogOptions {
 
 interface PendingAppend extends AppendRequest {
   readonly bytes: number
+  /** The append's data given as movable pieces, which the commit thread may take without a copy. */
+  readonly movable: readonly JsonText[]
   readonly resolve: (result: AppendResult) => void
   readonly reject: (error: unknown) => void
 }
@@ -110,8 +112,11 @@ export class SqliteEventLog implements EventLog, SubscriptionSource {
       const expected = options.expectedRevision ?? 'any'
       if (typeof expected === 'bigint' && (expected < 0n || expected > MAX_REVISION)) throw new TypeError(`expected revision out of range: ${expected}`)
       let size = 0
+      const movable: JsonText[] = []
       const serialised = events.map((event) => {
         validateEvent(event)
+        if (event.data instanceof JsonText && event.data.spent) throw new Unavailable('the data of this append was moved to the commit thread by an earlier attempt')
+        if (event.data instanceof JsonText && event.data.movable) movable.push(event.data)
         const data = event.data instanceof JsonText ? event.data.text : JSON.stringify(event.data)
         const metadata = event.metadata === undefined ? null : JSON.stringify(event.metadata)
         size += recordSize(event.type, event.data instanceof JsonText ? event.data.bytes : Buffer.byteLength(data as string), metadata === null ? 0 : Buffer.byteLength(metadata))
@@ -119,7 +124,7 @@ export class SqliteEventLog implements EventLog, SubscriptionSource {
       })
       if (size > this.maxAppendSize) throw new MaxAppendSizeExceeded(this.maxAppendSize, size)
       return new Promise((resolve, reject) => {
-        this.pending.push({ stream, events: serialised, expected, bytes: size, resolve, reject })
+        this.pending.push({ stream, events: serialised, expected, bytes: size, movable, resolve, reject })
         if (!this.flushScheduled && this.inFlight === null) {
           this.flushScheduled = true
           setImmediate(() => this.flush())
@@ -155,7 +160,15 @@ export class SqliteEventLog implements EventLog, SubscriptionSource {
     this.inFlight = group
     thread.ref()
     const message: CommitMessage = { group: group.map(({ stream, events, expected }) => ({ stream, events, expected })), now }
-    thread.postMessage(message)
+    // Pieces of their own move to the thread rather than being copied; this thread then never
+    // holds a large group's bytes past the hand-over.
+    const transfer = new Set<ArrayBuffer>()
+    for (const append of group) for (const text of append.movable) for (const buffer of text.moveOut()) transfer.add(buffer)
+    try {
+      thread.postMessage(message, [...transfer])
+    } catch (error) {
+      this.committed(asEventLogError(error))
+    }
   }
 
   private startCommitThread(): Worker {

@@ -65,23 +65,25 @@ export interface PreparedBatch extends Omit<CapturedBatch, 'events' | 'source'> 
 
 /**
  * `appendCaptured` for a prepared request: the same packs, appends and ids, with each log
- * event's data made by wrapping the prepared text rather than by serialising objects.
+ * event's data made by wrapping the prepared text rather than by serialising objects. Every
+ * piece of a log event's data is its own (the packs came from the decoding thread, the wrapping
+ * is encoded for each), so the embedded log moves them to its commit thread without a copy.
  */
 export const appendPrepared = async (log: EventLog, batch: PreparedBatch): Promise<Position | null> => {
   const { environmentId, prepared } = batch
   const wrapper = wrapperWeight(environmentId, batch.metadata)
-  const head = UTF8.encode(`{"environmentId":${JSON.stringify(environmentId)},"events":[`)
+  const head = `{"environmentId":${JSON.stringify(environmentId)},"events":[`
   const count = prepared.weights.length
   const packs = surelyFitsOneAppend(prepared.textBytes, count, batch.ipBytes, wrapper)
-    ? [{ parts: prepared.packs.flatMap((pack, i) => (i === 0 ? [pack] : [COMMA, pack])), bytes: 0 }]
+    ? [{ parts: prepared.packs.flatMap((pack, i) => (i === 0 ? [pack] : [UTF8.encode(','), pack])), bytes: 0 }]
     : (checkWeights(prepared.weights, wrapper), prepared.packs.map((pack, i) => ({ parts: [pack], bytes: prepared.packBytes[i]! })))
-  return writePacks(log, batch, packs.map(({ parts, bytes }) => ({ data: () => new JsonText([head, ...parts, CLOSE]), weight: wrapper + bytes - 1 })))
+  return writePacks(log, batch, packs.map(({ parts, bytes }) => ({
+    data: () => new JsonText([UTF8.encode(head), ...parts, UTF8.encode(']}')], true),
+    weight: wrapper + bytes - 1,
+  })))
 }
 
-/** Pieces of their own (not slices of a shared pool), so that posting one copies only it. */
 const UTF8 = new TextEncoder()
-const COMMA = UTF8.encode(',')
-const CLOSE = UTF8.encode(']}')
 
 /** The weight of one `EventsCaptured` log event without its events. */
 const wrapperWeight = (environmentId: number, metadata: JsonObject): number =>

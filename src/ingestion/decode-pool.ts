@@ -2,6 +2,7 @@ import { Worker } from 'node:worker_threads'
 import type { DecodeJob, DecodedRequest } from './decode-job.js'
 import { CaptureError, internalError, tooLarge } from './errors.js'
 import { eventsOfChunks } from './chunks.js'
+import { returnFreeMemory } from '../kernel/free-memory.js'
 import type { CaptureRequest } from './payload.js'
 import type { PrepareContext, PreparedCapture, Refusal } from './prepare.js'
 
@@ -26,10 +27,19 @@ interface DecodeThread { readonly worker: Worker; readonly pending: Map<number, 
 export interface DecodePoolOptions {
   /** Threads decoding at once, at most. Default 2. */
   readonly threads?: number
-  /** A thread with nothing to do for this long exits, giving its memory back. Default 2 s. */
+  /**
+   * A thread with nothing to do for this long exits, and the memory it freed is given back to
+   * the system. Default 2 s.
+   */
   readonly idleMs?: number
   /** Heap one decoding thread may use; a request that needs more is refused with 413. Default 1 GiB. */
   readonly heapMb?: number
+  /**
+   * Heavy requests decoded and written at once, at most; the others wait their turn. Each one's
+   * packed events (up to 20 MiB) are held by the event loop until they are written, and V8
+   * collects the loop's heap whenever it sees more than 64 MiB of such memory come in. Default 2.
+   */
+  readonly inFlight?: number
 }
 
 /**
@@ -42,11 +52,28 @@ export class DecodePool {
   private readonly size: number
   private readonly idleMs: number
   private readonly heapMb: number
+  private readonly inFlight: number
+  private running = 0
+  private readonly waiting: (() => void)[] = []
 
   constructor(options: DecodePoolOptions = {}) {
     this.size = Math.max(1, options.threads ?? 2)
     this.idleMs = options.idleMs ?? 2000
     this.heapMb = options.heapMb ?? 1024
+    this.inFlight = Math.max(1, options.inFlight ?? 2)
+  }
+
+  /** Runs one heavy request's work, from decoding to its last write, once fewer than `inFlight` are. */
+  async inTurn<T>(work: () => Promise<T>): Promise<T> {
+    if (this.running >= this.inFlight) await new Promise<void>((resolve) => this.waiting.push(resolve))
+    else this.running++
+    try {
+      return await work()
+    } finally {
+      const next = this.waiting.shift()
+      if (next) next()
+      else this.running--
+    }
   }
 
   /** Decodes on a thread; the events come back parsed a slice at a time on the caller's loop. */
@@ -111,7 +138,7 @@ export class DecodePool {
     thread.idle = setTimeout(() => {
       if (thread.pending.size > 0) return
       this.threads.splice(this.threads.indexOf(thread), 1)
-      void thread.worker.terminate()
+      void thread.worker.terminate().then(() => returnFreeMemory())
     }, this.idleMs)
     thread.idle.unref()
   }

@@ -1,0 +1,8 @@
+{
+  "targets": [
+    {
+      "target_name": "free_memory",
+      "sources": ["native/free-memory.c"]
+    }
+  ]
+}
