@@ -1,4 +1,4 @@
-#!/usr/bin/env -S MALLOC_MMAP_THRESHOLD_=131072 node
+#!/usr/bin/env -S MALLOC_MMAP_THRESHOLD_=131072 node --v8-pool-size=2
 import closeWithGrace from 'close-with-grace'
 import { pino } from 'pino'
 import { parseArgs } from 'node:util'

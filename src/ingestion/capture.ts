@@ -77,19 +77,16 @@ const decodeOnLoop = async (deps: CaptureDeps, job: DecodeJob): Promise<DecodedR
  * One capture request, end to end: decode, recognise the shape, find the token and its
  * environment, normalise each event (dropping what the spec drops), then write. Resolves once
  * everything accepted is durable; throws CaptureError for what PostHog refuses. A heavy request
- * is decoded, normalised and packed on a decoding thread, so the loop only wraps and appends it;
- * a few at a time, the others waiting their turn.
+ * is decoded, normalised and packed on a decoding thread, so the loop only wraps and appends it,
+ * one such request at a time.
  */
 export const capture = async (deps: CaptureDeps, input: CaptureInput): Promise<CaptureOutcome> => {
   const now = Date.now()
   const job = decodeJobOf(input)
   const decoded = await decodeOnLoop(deps, job)
   if (decoded) return captureDecoded(deps, input, decoded, now)
-  const decoder = deps.decoder!
-  return decoder.inTurn(async () => {
-    const fromThread = await decoder.prepare(job, { now, ip: input.ip, time: queryParam(input.query, '_') })
-    return 'prepared' in fromThread ? capturePrepared(deps, input, fromThread.prepared, now) : captureDecoded(deps, input, fromThread, now)
-  })
+  return deps.decoder!.inTurn(job, { now, ip: input.ip, time: queryParam(input.query, '_') }, (fromThread) =>
+    'prepared' in fromThread ? capturePrepared(deps, input, fromThread.prepared, now) : captureDecoded(deps, input, fromThread, now))
 }
 
 const captureDecoded = async (deps: CaptureDeps, input: CaptureInput, decoded: DecodedRequest, now: number): Promise<CaptureOutcome> => {

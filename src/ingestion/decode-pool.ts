@@ -11,12 +11,20 @@ export interface ToDecodeThread {
   readonly job: DecodeJob
   /** Given, a realtime request is also normalised and packed on the thread. */
   readonly prepare?: PrepareContext
+  /** The result stays on the thread until a `SendHeld` for it arrives. */
+  readonly held?: boolean
 }
+
+/** Asks a thread for a result it holds (or will hold). */
+export interface SendHeld { readonly send: number }
 
 export type DecodedOnThread =
   | ({ readonly ok: true; readonly textBytes: number; readonly digest: string; readonly chunks: string[] } & Omit<CaptureRequest, 'events'>)
   | { readonly ok: true; readonly prepared: PreparedCapture }
   | ({ readonly ok: false } & Refusal)
+
+/** A decoded request, or a realtime one ready to write. */
+export type Prepared = DecodedRequest | { readonly prepared: PreparedCapture }
 
 type FromDecodeThread = { readonly id: number; readonly result: DecodedOnThread } | { readonly id: number; readonly failure: string }
 
@@ -35,9 +43,10 @@ export interface DecodePoolOptions {
   /** Heap one decoding thread may use; a request that needs more is refused with 413. Default 1 GiB. */
   readonly heapMb?: number
   /**
-   * Heavy requests decoded and written at once, at most; the others wait their turn. Each one's
-   * packed events (up to 20 MiB) are held by the event loop until they are written, and V8
-   * collects the loop's heap whenever it sees more than 64 MiB of such memory come in. Default 2.
+   * Heavy requests whose results are held by the event loop at once, at most; the others wait
+   * their turn, decoded, on their threads. Each one's packed events (up to 20 MiB) stay on the
+   * loop until they are written, and V8 collects the loop's young generation whenever it holds
+   * more than 32 MiB of such memory. Default 1.
    */
   readonly inFlight?: number
 }
@@ -60,15 +69,23 @@ export class DecodePool {
     this.size = Math.max(1, options.threads ?? 2)
     this.idleMs = options.idleMs ?? 2000
     this.heapMb = options.heapMb ?? 1024
-    this.inFlight = Math.max(1, options.inFlight ?? 2)
+    this.inFlight = Math.max(1, options.inFlight ?? 1)
   }
 
-  /** Runs one heavy request's work, from decoding to its last write, once fewer than `inFlight` are. */
-  async inTurn<T>(work: () => Promise<T>): Promise<T> {
+  /**
+   * Decodes on a thread at once, but brings the result onto this loop and runs `write` with it
+   * only in its turn: at most `inFlight` requests' results are held here at a time, while the
+   * others wait, decoded, on their threads.
+   */
+  async inTurn<T>(job: DecodeJob, context: PrepareContext, write: (decoded: Prepared) => Promise<T>): Promise<T> {
+    const { thread, id, result } = this.start(job, context, true)
+    // Settled while it waits for its turn (a thread that failed): handled when the turn comes.
+    result.catch(() => undefined)
     if (this.running >= this.inFlight) await new Promise<void>((resolve) => this.waiting.push(resolve))
     else this.running++
     try {
-      return await work()
+      if (thread.pending.has(id)) thread.worker.postMessage({ send: id } satisfies SendHeld)
+      return await write(await this.finish(await result))
     } finally {
       const next = this.waiting.shift()
       if (next) next()
@@ -87,8 +104,11 @@ export class DecodePool {
    * Decodes on a thread; given a context, a realtime request comes back ready to write (a
    * historical one, or any without a context, comes back decoded).
    */
-  async prepare(job: DecodeJob, context?: PrepareContext): Promise<DecodedRequest | { readonly prepared: PreparedCapture }> {
-    const result = await this.run(job, context)
+  async prepare(job: DecodeJob, context?: PrepareContext): Promise<Prepared> {
+    return this.finish(await this.start(job, context, false).result)
+  }
+
+  private async finish(result: DecodedOnThread): Promise<Prepared> {
     if (!result.ok) throw new CaptureError(result.status, result.code, result.message)
     if ('prepared' in result) return { prepared: result.prepared }
     const { chunks, textBytes, digest, ...request } = result
@@ -100,15 +120,16 @@ export class DecodePool {
     await Promise.all(this.threads.splice(0).map((thread) => thread.worker.terminate()))
   }
 
-  private run(job: DecodeJob, prepare?: PrepareContext): Promise<DecodedOnThread> {
+  private start(job: DecodeJob, prepare: PrepareContext | undefined, held: boolean): { thread: DecodeThread; id: number; result: Promise<DecodedOnThread> } {
     const thread = this.pick()
     if (thread.idle) clearTimeout(thread.idle)
     thread.idle = null
     const id = this.nextId++
-    return new Promise((resolve, reject) => {
+    const result = new Promise<DecodedOnThread>((resolve, reject) => {
       thread.pending.set(id, { resolve, reject })
-      thread.worker.postMessage({ id, job, ...(prepare ? { prepare } : {}) } satisfies ToDecodeThread)
+      thread.worker.postMessage({ id, job, ...(prepare ? { prepare } : {}), ...(held ? { held } : {}) } satisfies ToDecodeThread)
     })
+    return { thread, id, result }
   }
 
   private pick(): DecodeThread {

@@ -3,7 +3,7 @@ import { lowerThreadPriority } from '../kernel/thread-priority.js'
 import { runDecodeJob, type DecodeJob } from './decode-job.js'
 import { CaptureError } from './errors.js'
 import { prepareCapture, refusalOf } from './prepare.js'
-import type { DecodedOnThread, ToDecodeThread } from './decode-pool.js'
+import type { DecodedOnThread, SendHeld, ToDecodeThread } from './decode-pool.js'
 
 /**
  * A heavy request is decoded at a lower priority than the main thread's work, so that on a busy
@@ -52,9 +52,24 @@ const answer = async ({ job, prepare }: ToDecodeThread): Promise<DecodedOnThread
   }
 }
 
-parentPort!.on('message', (message: ToDecodeThread) => {
-  void answer(message).then(
-    (result) => parentPort!.postMessage({ id: message.id, result }, 'prepared' in result ? result.prepared.packs.map((pack) => pack.buffer as ArrayBuffer) : []),
-    (error: unknown) => parentPort!.postMessage({ id: message.id, failure: error instanceof Error ? error.message : String(error) }),
+/** Results kept until the pool asks for them (see `DecodePool.inTurn`). */
+const held = new Map<number, Promise<DecodedOnThread>>()
+
+const send = (id: number, result: Promise<DecodedOnThread>): void => {
+  void result.then(
+    (answer) => parentPort!.postMessage({ id, result: answer }, 'prepared' in answer ? answer.prepared.packs.map((pack) => pack.buffer as ArrayBuffer) : []),
+    (error: unknown) => parentPort!.postMessage({ id, failure: error instanceof Error ? error.message : String(error) }),
   )
+}
+
+parentPort!.on('message', (message: ToDecodeThread | SendHeld) => {
+  if ('send' in message) {
+    const result = held.get(message.send)
+    held.delete(message.send)
+    if (result) send(message.send, result)
+    return
+  }
+  const result = answer(message)
+  if (message.held) held.set(message.id, result)
+  else send(message.id, result)
 })

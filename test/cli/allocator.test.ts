@@ -1,7 +1,7 @@
 import t from 'tap'
 import { spawn } from 'node:child_process'
 import { readFileSync } from 'node:fs'
-import { ALLOCATOR_VALUE, ALLOCATOR_VARIABLE, allocatorWarning, glibcVersion } from '../../src/cli/allocator.js'
+import { ALLOCATOR_VALUE, ALLOCATOR_VARIABLE, GC_HELPERS_FLAG, allocatorWarning, glibcVersion } from '../../src/cli/allocator.js'
 import { MAIN, cliCommand, exited, startServer } from '../support/cli.js'
 import { tempDir } from '../support/temp.js'
 
@@ -15,9 +15,9 @@ t.test('the warning is given on glibc only, and only when the variable is missin
   t.equal(allocatorWarning({}, () => undefined), null, 'not on musl, macOS or Windows, where the variable means nothing')
 })
 
-t.test('the launcher is the one line that sets it: main.js\'s #! line, which npm start and the image run', async (t) => {
+t.test('the launcher is the one line that sets it and the GC helpers: main.js\'s #! line, which npm start and the image run', async (t) => {
   const main = readFileSync(MAIN, 'utf8').split('\n')[0]
-  t.equal(main, `#!/usr/bin/env -S ${ALLOCATOR_VARIABLE}=${ALLOCATOR_VALUE} node`)
+  t.equal(main, `#!/usr/bin/env -S ${ALLOCATOR_VARIABLE}=${ALLOCATOR_VALUE} node ${GC_HELPERS_FLAG}`)
   const scripts = (JSON.parse(readFileSync(new URL('package.json', ROOT), 'utf8')) as { scripts: Record<string, string> }).scripts
   t.equal(scripts['start'], './dist/src/main.js serve', 'npm start runs the launcher, not node on the file')
   t.match(readFileSync(new URL('Dockerfile', ROOT), 'utf8'), /^ENTRYPOINT \["\/app\/dist\/src\/main\.js"\]$/m, 'and so does the image')
@@ -29,6 +29,7 @@ t.test('a service started through the launcher runs with the variable set and wa
   const environ = environOf(server.child.pid!)
   t.ok(environ.includes(`${ALLOCATOR_VARIABLE}=${ALLOCATOR_VALUE}`), `the service's environment has ${ALLOCATOR_VARIABLE}=${ALLOCATOR_VALUE}`)
   t.notOk(environ.some((entry) => entry.startsWith('NODE_OPTIONS=')), 'and not the test runner\'s module hooks')
+  t.ok(readFileSync(`/proc/${server.child.pid!}/cmdline`, 'utf8').split('\0').includes(GC_HELPERS_FLAG), `node runs with ${GC_HELPERS_FLAG}`)
   t.notMatch(server.output(), ALLOCATOR_VARIABLE)
 })
 

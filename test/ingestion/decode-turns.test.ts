@@ -1,40 +1,67 @@
 import t from 'tap'
-import { DecodePool } from '../../src/ingestion/decode-pool.js'
+import { decodeJobOf } from '../../src/ingestion/decode-job.js'
+import { DecodePool, type Prepared } from '../../src/ingestion/decode-pool.js'
+import { CaptureError } from '../../src/ingestion/errors.js'
 
-const tick = () => new Promise((resolve) => setImmediate(resolve))
+const context = { now: Date.parse('2026-01-01T00:00:00Z'), ip: '127.0.0.1', time: undefined }
 
-/** A piece of work that runs until it is let go, recording when it started. */
-const held = (started: number[], id: number) => {
-  let release!: () => void
-  const gate = new Promise<void>((resolve) => { release = resolve })
-  return { work: async () => { started.push(id); await gate; return id }, release: () => release() }
-}
-
-t.test('given more heavy requests than may run at once, when they arrive, then the others wait and start in arrival order as turns free up', async (t) => {
-  const pool = new DecodePool({ inFlight: 2 })
-  t.teardown(() => pool.close())
-  const started: number[] = []
-  const works = [1, 2, 3, 4].map((id) => held(started, id))
-  const done = works.map(({ work }) => pool.inTurn(work))
-  await tick()
-  t.same(started, [1, 2], 'two run at once')
-  works[1]!.release()
-  await tick()
-  t.same(started, [1, 2, 3], 'the third starts when one ends')
-  works[0]!.release()
-  await tick()
-  t.same(started, [1, 2, 3, 4])
-  works[2]!.release()
-  works[3]!.release()
-  t.same(await Promise.all(done), [1, 2, 3, 4], 'each resolves with its own result')
+/** A `/batch/` request of `count` events, as the decoder takes it. */
+const batchJob = (count: number) => decodeJobOf({
+  body: Buffer.from(JSON.stringify({ api_key: 'phc_turns', batch: Array.from({ length: count }, (_, i) => ({ event: 'e', distinct_id: `d${i}` })) })),
+  headers: { 'content-type': 'application/json' },
+  query: {},
 })
 
-t.test('given a heavy request that fails, when it ends, then its turn passes to the next one', async (t) => {
+const accepted = (decoded: Prepared): number => ('prepared' in decoded ? decoded.prepared.weights.length : decoded.request.events.length)
+
+t.test('given more heavy requests than may be written at once, when they arrive, then each is written in its turn, in arrival order, with its own events', async (t) => {
   const pool = new DecodePool({ inFlight: 1 })
   t.teardown(() => pool.close())
-  const failing = pool.inTurn(async () => { throw new Error('refused') })
-  const next = pool.inTurn(async () => 'next')
-  await t.rejects(failing, /refused/)
-  t.equal(await next, 'next')
-  t.equal(await pool.inTurn(async () => 'later'), 'later', 'and turns are still given after both')
+  const log: string[] = []
+  let writing = 0
+  let mostAtOnce = 0
+  const write = (name: string) => async (decoded: Prepared) => {
+    writing++
+    mostAtOnce = Math.max(mostAtOnce, writing)
+    log.push(`${name} starts with ${accepted(decoded)} events`)
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    log.push(`${name} ends`)
+    writing--
+    return name
+  }
+  const results = await Promise.all([
+    pool.inTurn(batchJob(3), context, write('first')),
+    pool.inTurn(batchJob(5), context, write('second')),
+    pool.inTurn(batchJob(7), context, write('third')),
+  ])
+  t.same(results, ['first', 'second', 'third'])
+  t.equal(mostAtOnce, 1, 'never two written at once')
+  t.same(log, ['first starts with 3 events', 'first ends', 'second starts with 5 events', 'second ends', 'third starts with 7 events', 'third ends'])
+})
+
+t.test('given two turns at once, when three requests arrive, then two are written together and the third waits', async (t) => {
+  const pool = new DecodePool({ inFlight: 2 })
+  t.teardown(() => pool.close())
+  let writing = 0
+  let mostAtOnce = 0
+  const write = async () => {
+    writing++
+    mostAtOnce = Math.max(mostAtOnce, writing)
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    writing--
+  }
+  await Promise.all([1, 2, 3].map((n) => pool.inTurn(batchJob(n), context, write)))
+  t.equal(mostAtOnce, 2)
+})
+
+t.test('given a request that is refused or whose write fails, when its turn ends, then the next one has its turn', async (t) => {
+  const pool = new DecodePool({ inFlight: 1 })
+  t.teardown(() => pool.close())
+  const refused = pool.inTurn(decodeJobOf({ body: Buffer.from('{"batch": [oops'), headers: { 'content-type': 'application/json' }, query: {} }), context, async () => 'never')
+  const failing = pool.inTurn(batchJob(2), context, async () => { throw new Error('the write failed') })
+  const next = pool.inTurn(batchJob(4), context, async (decoded) => accepted(decoded))
+  const refusal = await refused.then(() => null, (error: unknown) => error)
+  t.ok(refusal instanceof CaptureError && refusal.status === 400, 'bad JSON is refused with 400')
+  await t.rejects(failing, /the write failed/)
+  t.equal(await next, 4, 'the next request is written')
 })
