@@ -115,11 +115,12 @@ export class SqliteEventLog implements EventLog, SubscriptionSource {
       const movable: JsonText[] = []
       const serialised = events.map((event) => {
         validateEvent(event)
-        if (event.data instanceof JsonText && event.data.spent) throw new Unavailable('the data of this append was moved to the commit thread by an earlier attempt')
-        if (event.data instanceof JsonText && event.data.movable) movable.push(event.data)
-        const data = event.data instanceof JsonText ? event.data.text : JSON.stringify(event.data)
+        const text = event.data instanceof JsonText ? event.data : null
+        if (text?.spent) throw new Unavailable('the data of this append was moved to the commit thread by an earlier attempt')
+        if (text?.movable) movable.push(text)
+        const data = text ? text.text : JSON.stringify(event.data)
         const metadata = event.metadata === undefined ? null : JSON.stringify(event.metadata)
-        size += recordSize(event.type, event.data instanceof JsonText ? event.data.bytes : Buffer.byteLength(data as string), metadata === null ? 0 : Buffer.byteLength(metadata))
+        size += recordSize(event.type, text ? text.bytes : Buffer.byteLength(data as string), metadata === null ? 0 : Buffer.byteLength(metadata))
         return { id: event.id.toLowerCase(), type: event.type, data, metadata }
       })
       if (size > this.maxAppendSize) throw new MaxAppendSizeExceeded(this.maxAppendSize, size)

@@ -9,13 +9,11 @@ import type { PrepareContext, PreparedCapture, Refusal } from './prepare.js'
 export interface ToDecodeThread {
   readonly id: number
   readonly job: DecodeJob
-  /** Given, a realtime request is also normalised and packed on the thread. */
-  readonly prepare?: PrepareContext
-  /** The result stays on the thread until a `SendHeld` for it arrives. */
-  readonly held?: boolean
+  /** A realtime request is also normalised and packed on the thread with it. */
+  readonly prepare: PrepareContext
 }
 
-/** Asks a thread for a result it holds (or will hold). */
+/** Asks a thread for the result of a job, which it keeps until asked. */
 export interface SendHeld { readonly send: number }
 
 export type DecodedOnThread =
@@ -78,7 +76,7 @@ export class DecodePool {
    * others wait, decoded, on their threads.
    */
   async inTurn<T>(job: DecodeJob, context: PrepareContext, write: (decoded: Prepared) => Promise<T>): Promise<T> {
-    const { thread, id, result } = this.start(job, context, true)
+    const { thread, id, result } = this.start(job, context)
     // Settled while it waits for its turn (a thread that failed): handled when the turn comes.
     result.catch(() => undefined)
     if (this.running >= this.inFlight) await new Promise<void>((resolve) => this.waiting.push(resolve))
@@ -93,21 +91,6 @@ export class DecodePool {
     }
   }
 
-  /** Decodes on a thread; the events come back parsed a slice at a time on the caller's loop. */
-  async decode(job: DecodeJob): Promise<DecodedRequest> {
-    const decoded = await this.prepare(job)
-    if ('prepared' in decoded) throw internalError()
-    return decoded
-  }
-
-  /**
-   * Decodes on a thread; given a context, a realtime request comes back ready to write (a
-   * historical one, or any without a context, comes back decoded).
-   */
-  async prepare(job: DecodeJob, context?: PrepareContext): Promise<Prepared> {
-    return this.finish(await this.start(job, context, false).result)
-  }
-
   private async finish(result: DecodedOnThread): Promise<Prepared> {
     if (!result.ok) throw new CaptureError(result.status, result.code, result.message)
     if ('prepared' in result) return { prepared: result.prepared }
@@ -120,14 +103,14 @@ export class DecodePool {
     await Promise.all(this.threads.splice(0).map((thread) => thread.worker.terminate()))
   }
 
-  private start(job: DecodeJob, prepare: PrepareContext | undefined, held: boolean): { thread: DecodeThread; id: number; result: Promise<DecodedOnThread> } {
+  private start(job: DecodeJob, prepare: PrepareContext): { thread: DecodeThread; id: number; result: Promise<DecodedOnThread> } {
     const thread = this.pick()
     if (thread.idle) clearTimeout(thread.idle)
     thread.idle = null
     const id = this.nextId++
     const result = new Promise<DecodedOnThread>((resolve, reject) => {
       thread.pending.set(id, { resolve, reject })
-      thread.worker.postMessage({ id, job, ...(prepare ? { prepare } : {}), ...(held ? { held } : {}) } satisfies ToDecodeThread)
+      thread.worker.postMessage({ id, job, prepare } satisfies ToDecodeThread)
     })
     return { thread, id, result }
   }

@@ -38,12 +38,12 @@ const chunksOf = (events: readonly unknown[]): string[] => {
   return chunks
 }
 
-/** A realtime request comes back normalised and packed when asked; a historical one as its events. */
+/** A realtime request comes back normalised and packed; a historical one as its events. */
 const answer = async ({ job, prepare }: ToDecodeThread): Promise<DecodedOnThread> => {
   try {
     const decoded = await runDecodeJob(job)
     const { request, textBytes, digest } = decoded
-    if (prepare && !request.historicalMigration) return { ok: true, prepared: prepareCapture(decoded, prepare) }
+    if (!request.historicalMigration) return { ok: true, prepared: prepareCapture(decoded, prepare) }
     const { shape, batchToken, historicalMigration, sentAt } = request
     return { ok: true, shape, batchToken, historicalMigration, sentAt, textBytes, digest, chunks: chunksOf(request.events) }
   } catch (error) {
@@ -52,7 +52,7 @@ const answer = async ({ job, prepare }: ToDecodeThread): Promise<DecodedOnThread
   }
 }
 
-/** Results kept until the pool asks for them (see `DecodePool.inTurn`). */
+/** Results kept until the pool asks for them, in the request's turn (see `DecodePool.inTurn`). */
 const held = new Map<number, Promise<DecodedOnThread>>()
 
 const send = (id: number, result: Promise<DecodedOnThread>): void => {
@@ -67,9 +67,10 @@ parentPort!.on('message', (message: ToDecodeThread | SendHeld) => {
     const result = held.get(message.send)
     held.delete(message.send)
     if (result) send(message.send, result)
-    return
+  } else {
+    const result = answer(message)
+    // A failure is reported when the result is asked for, not as an unhandled rejection.
+    result.catch(() => undefined)
+    held.set(message.id, result)
   }
-  const result = answer(message)
-  if (message.held) held.set(message.id, result)
-  else send(message.id, result)
 })
