@@ -3,6 +3,7 @@ import type { DocumentChange, ReadStore } from '../src/readstore/port.js'
 import type { DocumentRef, ProjectionView, Projector } from './projector.js'
 import { DecodedEvents } from './decoded-events.js'
 import { deepFreeze } from '../src/kernel/deep-freeze.js'
+import { DocumentShelf } from './document-shelf.js'
 
 /** `apply` asked for a document that is not loaded yet. */
 class NeedDocument {
@@ -16,21 +17,27 @@ export class ProjectorFailed extends Error {
   }
 }
 
-const CACHE_LIMIT = 50_000
-
-const keyOf = (collection: string, id: string): string => `${collection}\u0000${id}`
+/** Documents kept in one generation; the view keeps two, so at most twice this many. */
+const GENERATION_LIMIT = 100_000
 
 /**
  * The documents one runner has loaded or changed, and the changes it has not committed yet. Each
  * event is applied to a staging layer first and merged only when `apply` returns, so an event the
  * projector fails on leaves no trace. The runner is the only writer of its collections, so what it
  * committed stays valid between batches.
+ *
+ * Loaded documents are kept in two generations: when the newer one is full at a commit, the older
+ * one goes and a fresh one starts, and a document read from the older one moves to the newer. What
+ * the recent batches read stays, and memory stays bounded.
  */
 export class StagedView {
-  private readonly docs = new Map<string, JsonObject | null>()
-  private readonly dirty = new Set<string>()
+  private docs = new DocumentShelf()
+  private older = new DocumentShelf()
+  /** The ids with uncommitted changes, per collection. */
+  private readonly dirty = new Map<string, Set<string>>()
+  private dirtyCount = 0
   /** What the event being applied has changed so far; merged only when `apply` returns. */
-  private readonly staging = new Map<string, JsonObject | null>()
+  private readonly staging = new DocumentShelf()
   /** The projector's view of the documents, made once: it reads the staging layer first. */
   private readonly access: ProjectionView
 
@@ -38,46 +45,86 @@ export class StagedView {
     private readonly projector: Projector,
     private readonly store: ReadStore,
     private readonly physical: (collection: string) => string,
+    /** Documents kept in one generation before a commit starts the next. */
+    private readonly generationSize: number = GENERATION_LIMIT,
     private readonly decodings: DecodedEvents = new DecodedEvents(),
   ) {
     const staged = this.staging
     this.access = {
       get: <T extends JsonObject>(collection: string, id: string) => {
-        const key = this.owned(collection, id)
-        const changed = staged.get(key)
-        if (changed !== undefined || staged.has(key)) return changed as T | null
-        const loaded = this.docs.get(key)
-        if (loaded !== undefined || this.docs.has(key)) return loaded as T | null
+        this.assertOwned(collection)
+        const changed = staged.get(collection, id)
+        if (changed !== undefined) return changed as T | null
+        const loaded = this.loaded(collection, id)
+        if (loaded !== undefined) return loaded as T | null
         throw new NeedDocument(collection, id)
       },
-      put: (collection, id, doc) => { staged.set(this.owned(collection, id), deepFreeze(doc)) },
-      delete: (collection, id) => { staged.set(this.owned(collection, id), null) },
+      put: (collection, id, doc) => {
+        this.assertOwned(collection)
+        staged.set(collection, id, deepFreeze(doc))
+      },
+      delete: (collection, id) => {
+        this.assertOwned(collection)
+        staged.set(collection, id, null)
+      },
       decoded: (of, name, derive) => this.decodings.get(of, name, derive),
     }
   }
 
-  private owned(collection: string, id: string): string {
+  private assertOwned(collection: string): void {
     if (!this.projector.collections.includes(collection)) throw new TypeError(`${this.projector.name} does not own ${collection}`)
-    return keyOf(collection, id)
+  }
+
+  /** The loaded document (null: it does not exist), or undefined when it is not loaded. */
+  private loaded(collection: string, id: string): JsonObject | null | undefined {
+    const doc = this.docs.get(collection, id)
+    if (doc !== undefined) return doc
+    const old = this.older.get(collection, id)
+    if (old !== undefined) this.docs.set(collection, id, old)
+    return old
   }
 
   private async load(collection: string, id: string): Promise<void> {
-    const key = keyOf(collection, id)
-    if (!this.docs.has(key)) this.docs.set(key, deepFreeze(await this.store.get(this.physical(collection), id)))
+    if (this.loaded(collection, id) === undefined) this.docs.set(collection, id, deepFreeze(await this.store.get(this.physical(collection), id)))
+  }
+
+  /** The ids of `refs` not loaded yet, per collection; throws when one names a collection the projector does not own. */
+  private missing(refs: Iterable<DocumentRef>): Map<string, Set<string>> {
+    const wanted = new Map<string, Set<string>>()
+    for (const [collection, id] of refs) {
+      this.assertOwned(collection)
+      if (this.loaded(collection, id) !== undefined) continue
+      let ids = wanted.get(collection)
+      if (!ids) wanted.set(collection, ids = new Set())
+      ids.add(id)
+    }
+    return wanted
+  }
+
+  /** Loads the documents `missing` found: one read per collection. How many it loaded. */
+  private async loadAll(wanted: Map<string, Set<string>>): Promise<number> {
+    let count = 0
+    for (const [collection, ids] of wanted) {
+      const list = [...ids]
+      const found = await this.store.getMany(this.physical(collection), list)
+      const docs = this.docs.of(collection)
+      for (const id of list) docs.set(id, deepFreeze(found.get(id) ?? null))
+      count += list.length
+    }
+    return count
   }
 
   /** Loads what the projector says it will read, a few rounds at most; `apply` loads any rest. */
   private async prefetch(event: RecordedEvent): Promise<void> {
-    const peek = (collection: string, id: string): JsonObject | null | undefined => this.docs.get(keyOf(collection, id))
+    const peek = (collection: string, id: string): JsonObject | null | undefined => this.loaded(collection, id)
     for (let round = 0; round < 4; round++) {
-      let wanted: DocumentRef[]
+      let wanted: Map<string, Set<string>>
       try {
-        wanted = [...this.projector.prefetch!(event, peek)].filter(([collection, id]) => !this.docs.has(this.owned(collection, id)))
+        wanted = this.missing(this.projector.prefetch!(event, peek))
       } catch (error) {
         throw new ProjectorFailed(event, error)
       }
-      if (wanted.length === 0) return
-      for (const [collection, id] of wanted) await this.load(collection, id)
+      if (await this.loadAll(wanted) === 0) return
     }
   }
 
@@ -97,9 +144,14 @@ export class StagedView {
         await this.load(error.collection, error.id)
         continue
       }
-      for (const [key, doc] of staged) {
-        this.docs.set(key, doc)
-        this.dirty.add(key)
+      for (const [collection, id, doc] of staged.entries()) {
+        this.docs.set(collection, id, doc)
+        let ids = this.dirty.get(collection)
+        if (!ids) this.dirty.set(collection, ids = new Set())
+        if (!ids.has(id)) {
+          ids.add(id)
+          this.dirtyCount++
+        }
       }
       staged.clear()
       return
@@ -108,15 +160,17 @@ export class StagedView {
 
   /** The uncommitted changes, in the store's collection names; `committed` forgets them. */
   changes(): DocumentChange[] {
-    return [...this.dirty].map((key) => {
-      const [collection, id] = key.split('\u0000') as [string, string]
-      return { collection: this.physical(collection), id, doc: this.docs.get(key) ?? null }
-    })
+    const changes: DocumentChange[] = []
+    for (const [collection, ids] of this.dirty) {
+      const physical = this.physical(collection)
+      for (const id of ids) changes.push({ collection: physical, id, doc: this.docs.get(collection, id) ?? null })
+    }
+    return changes
   }
 
   /** How many documents have uncommitted changes. */
   pending(): number {
-    return this.dirty.size
+    return this.dirtyCount
   }
 
   /**
@@ -124,24 +178,34 @@ export class StagedView {
    * store (this view included) do not see staged documents until they are published.
    */
   staged(): void {
-    this.dirty.clear()
+    this.forgetChanges()
   }
 
   committed(): void {
+    this.forgetChanges()
+    if (this.docs.size > this.generationSize) {
+      this.older = this.docs
+      this.docs = new DocumentShelf()
+    }
+  }
+
+  private forgetChanges(): void {
     this.dirty.clear()
-    if (this.docs.size > CACHE_LIMIT) this.docs.clear()
+    this.dirtyCount = 0
   }
 
   /** Lets go of the loaded documents and the kept derivations when nothing is waiting to be committed. */
   release(): void {
-    if (this.dirty.size > 0) return
+    if (this.dirtyCount > 0) return
     this.docs.clear()
+    this.older.clear()
     this.decodings.clear()
   }
 
   /** Forgets everything, committed or not: the next reads come from the store. */
   reset(): void {
-    this.dirty.clear()
+    this.forgetChanges()
     this.docs.clear()
+    this.older.clear()
   }
 }

@@ -110,6 +110,18 @@ export class MongoReadStore implements ReadStore {
     return doc === null ? null : withoutMarkers<T>(doc)
   }
 
+  async getMany<T extends JsonObject = JsonObject>(collection: string, ids: readonly string[]): Promise<Map<string, T>> {
+    const found = new Map<string, T>()
+    if (ids.length === 0) return found
+    const target = this.collection(collection)
+    const wanted = { $in: [...ids] }
+    const docs = await this.snapshot((published, session) => target.find(
+      visibleOnly(published.length === 0 ? { _id: wanted } : { $or: [{ _id: wanted }, { [OF]: wanted }] }, published), { session },
+    ).toArray())
+    for (const doc of docs) found.set(idOf(doc), withoutMarkers<T>(doc))
+    return found
+  }
+
   async find<T extends JsonObject = JsonObject>(collection: string, query: FindQuery = {}): Promise<T[]> {
     const target = this.collection(collection)
     const options = findOptionsOf(query)

@@ -57,6 +57,8 @@ export interface StagingKey {
 export interface ReadStore {
   readonly kind: 'sqlite' | 'mongodb'
   get<T extends JsonObject = JsonObject>(collection: string, id: string): Promise<T | null>
+  /** The documents of `ids` that exist, by id, read together: what `get` gives for each, in one round trip. */
+  getMany<T extends JsonObject = JsonObject>(collection: string, ids: readonly string[]): Promise<Map<string, T>>
   find<T extends JsonObject = JsonObject>(collection: string, query?: FindQuery): Promise<T[]>
   count(collection: string, where?: FindQuery['where'], contains?: FindQuery['contains']): Promise<number>
   /** Every document of a collection in ascending id order, for digests and audits. */

@@ -146,6 +146,15 @@ export class SqliteReadStore implements ReadStore {
     return body === undefined ? null : (JSON.parse(body) as T)
   }
 
+  async getMany<T extends JsonObject = JsonObject>(collection: string, ids: readonly string[]): Promise<Map<string, T>> {
+    const found = new Map<string, T>()
+    if (ids.length === 0) return found
+    const rows = this.statement(`SELECT id, body FROM ${this.ensureTable(collection)} WHERE id IN (SELECT value FROM json_each(?))`)
+      .raw(true).all(JSON.stringify(ids)) as [string, string][]
+    for (const [id, body] of rows) found.set(id, JSON.parse(body) as T)
+    return found
+  }
+
   /**
    * json_extract gives JSON booleans as 1/0, so booleans and numbers also check the JSON type:
    * `true` never equals `1`, as in MongoDB.

@@ -32,6 +32,19 @@ export const readStoreContract = (t: Test, adapter: ReadStoreAdapter): void => {
     t.equal(await store.get('never_written', 'x'), null, 'an unknown collection reads as empty')
   })
 
+  t.test('getMany reads several documents at once, leaving out the ids that do not exist', async (t) => {
+    const found = await store.getMany('people', ['p3', 'nobody', 'p1', 'p3'])
+    t.same([...found.keys()].sort(), ['p1', 'p3'])
+    t.same(found.get('p1'), people[0])
+    t.same(found.get('p3'), people[2])
+    t.equal((await store.getMany('people', [])).size, 0, 'no ids, no documents')
+    t.equal((await store.getMany('never_written', ['x'])).size, 0, 'an unknown collection reads as empty')
+    const odd = ['quote"d', 'back\\slash', 'uni\u00e9', '[1]', '']
+    await store.commit({ checkpoint: 'odd-ids', expected: null, next: at(1), changes: odd.map((id, i) => ({ collection: 'odd_ids', id, doc: { n: i } })) })
+    const oddFound = await store.getMany<{ n: number }>('odd_ids', odd)
+    t.same(odd.map((id) => oddFound.get(id)?.n), [0, 1, 2, 3, 4], 'ids with quotes, backslashes and brackets are matched exactly')
+  })
+
   t.test('find filters by equality on top-level and dotted fields, sorts, pages and counts', async (t) => {
     const names = (docs: { name?: unknown }[]) => docs.map((d) => d.name)
     t.same(names(await store.find('people', { where: { team: 1 }, orderBy: [['name', 'asc']] })), ['Ada', 'Alan', 'Edsger'])
@@ -107,6 +120,8 @@ export const readStoreContract = (t: Test, adapter: ReadStoreAdapter): void => {
     await store.stage({ group, attempt: 'a' }, [{ collection: 'staged_things', id: 'removed', doc: null }, doc('changed', 3)])
     await store.stage({ group, attempt: 'cut-short' }, [doc('stray', 9), doc('kept', 9)])
     t.same(await store.get('staged_things', 'changed'), before.get, 'get reads the document as it was')
+    const unpublished = await store.getMany('staged_things', ['changed', 'added', 'removed'])
+    t.same(Object.fromEntries(unpublished), { changed: before.get, removed: { id: 'removed', n: 1 } }, 'getMany reads the documents as they were')
     t.equal(await store.get('staged_things', 'added'), null)
     t.same(await store.find('staged_things', { orderBy: [['n', 'asc']] }), before.list, 'find reads as if nothing were staged')
     t.equal(await store.count('staged_things', { n: 1 }), 3)
@@ -123,6 +138,8 @@ export const readStoreContract = (t: Test, adapter: ReadStoreAdapter): void => {
     t.same(await store.find('staged_things', { orderBy: [['id', 'asc']] }), [{ id: 'added', n: 2 }, { id: 'changed', n: 3 }, { id: 'kept', n: 1 }])
     t.equal(await store.count('staged_things'), 3)
     t.same((await collect(store.scan('staged_things'))).map((row) => row.id), ['added', 'changed', 'kept'])
+    const published = await store.getMany('staged_things', ['changed', 'added', 'removed', 'stray'])
+    t.same(Object.fromEntries(published), { changed: { id: 'changed', n: 3 }, added: { id: 'added', n: 2 } }, 'getMany reads the published versions, by their ids')
     await store.stage({ group: 'stager@v1@3', attempt: 'b' }, [doc('changed', 4)])
     await store.commit({ checkpoint: 'stager@v1', expected: at(2), next: at(3), changes: [], publish: { group: 'stager@v1@3', attempt: 'b' } })
     t.same(await store.get('staged_things', 'changed'), { id: 'changed', n: 4 }, 'a published document can be staged over again')

@@ -1,5 +1,5 @@
 import t, { type Test } from 'tap'
-import type { JsonObject } from '../../src/eventlog/port.js'
+import type { JsonObject, RecordedEvent } from '../../src/eventlog/port.js'
 import { SqliteEventLog } from '../../src/eventlog/sqlite.js'
 import { newEventId } from '../../src/kernel/ids.js'
 import type { ReadStore } from '../../src/readstore/port.js'
@@ -9,6 +9,7 @@ import type { Projector } from '../../projections/projector.js'
 import { ReadModels } from '../../src/readstore/read-models.js'
 import { quarantinedEvents } from '../../projections/quarantine.js'
 import { ProjectionRegistry } from '../../projections/registry.js'
+import { StagedView } from '../../projections/staged-view.js'
 
 /** Sums values into `sums/<key>` for many keys per event, and counts every run of `apply`. */
 const summing = (prefetch: boolean, runs: { count: number }, collection = 'sums'): Projector => ({
@@ -83,4 +84,59 @@ t.test('a projector\'s batch size bounds the log events folded into one commit',
   t.ok(await models.waitFor((await log.headPosition())!, ['sums'], 5000))
   t.same(await models.get('sums', 'a'), { n: 5 })
   t.ok(committed.length >= 3, `at least three commits (${committed.join(', ')})`)
+})
+
+/** A real in-memory store whose `get` and `getMany` calls are recorded. */
+const countingStore = () => {
+  const store = new SqliteReadStore({ path: ':memory:' })
+  const calls = { get: [] as string[], getMany: [] as string[][] }
+  const get = store.get.bind(store)
+  const getMany = store.getMany.bind(store)
+  store.get = async (collection, id) => { calls.get.push(collection); return get(collection, id) }
+  store.getMany = async (collection, ids) => { calls.getMany.push([...ids]); return getMany(collection, ids) }
+  return { store, calls }
+}
+
+const summed = (keys: string[], n = 1): RecordedEvent => ({
+  streamId: 'sums', id: `e${n}`, revision: BigInt(n), type: 'Summed', data: { keys }, metadata: undefined, created: new Date(0),
+  position: { commit: BigInt(n), prepare: BigInt(n) },
+})
+
+t.test('a prefetch round reads the documents it names in one store call per collection, each id once', async (t) => {
+  const { store, calls } = countingStore()
+  const runs = { count: 0 }
+  const { models, position } = await run(t, summing(true, runs), store)
+  t.ok(await models.waitFor(position, ['sums'], 5000))
+  t.same(calls.get.filter((collection) => collection.startsWith('sums')), [], 'no document was read on its own')
+  const sums = calls.getMany.filter((ids) => ids.some((id) => id === 'k0'))
+  t.equal(sums.length, 1, 'one read for the twenty documents')
+  t.same(sums[0]!.sort(), Array.from({ length: 20 }, (_, i) => `k${i}`).sort())
+  t.equal(runs.count, 1)
+
+  const view = new StagedView(summing(true, { count: 0 }), store, (collection) => collection)
+  calls.getMany.length = 0
+  await view.apply(summed(['x', 'y', 'x', 'y', 'x']))
+  t.same(calls.getMany, [['x', 'y']], 'an id named twice is read once')
+})
+
+t.test('documents of the last batches stay loaded, two generations of them, and older ones are read again', async (t) => {
+  const { store, calls } = countingStore()
+  const view = new StagedView(summing(true, { count: 0 }), store, (collection) => collection, 3)
+  const batch = async (keys: string[], n: number) => {
+    await view.apply(summed(keys, n))
+    await store.commit({ checkpoint: 'kept', expected: n === 1 ? null : { commit: BigInt(n - 1), prepare: BigInt(n - 1) }, next: { commit: BigInt(n), prepare: BigInt(n) }, changes: view.changes() })
+    view.committed()
+  }
+  const read = () => calls.getMany.flat()
+  await batch(['a', 'b'], 1)
+  await batch(['c', 'd'], 2)
+  t.same(read(), ['a', 'b', 'c', 'd'])
+  await batch(['a'], 3)
+  t.same(read(), ['a', 'b', 'c', 'd'], 'a document of the older generation is not read again')
+  await batch(['e', 'f', 'g'], 4)
+  await batch(['b', 'a'], 5)
+  t.same(read(), ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'b'], 'two generations later, a document is read again; one used since is not')
+  t.same(calls.get, [], 'nothing was read on its own')
+  t.same(await store.get('sums', 'a'), { n: 3 })
+  t.same(await store.get('sums', 'b'), { n: 2 })
 })

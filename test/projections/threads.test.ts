@@ -10,6 +10,9 @@ t.test('projectors are shared out over the threads by weight, each exactly once'
   t.equal(shares.length, 2)
   t.same(shares.flat().sort(), allProjectors.map((p) => p.name).sort(), 'every projector runs in exactly one thread')
   t.ok(shares.every((names) => names.some((name) => ['events', 'sessions', 'persons'].includes(name))), 'each thread takes some of the heavy captured-event projectors')
+  const threadOf = (name: string) => shares.findIndex((names) => names.includes(name))
+  t.not(threadOf('persons'), threadOf('sessions'), 'the two heaviest, persons and sessions, run in different threads')
+  t.equal(threadOf('persons'), threadOf('groups'), 'the lightest captured-event projector joins the heaviest')
 })
 
 t.test('the projection threads of a started service run at the configured lower priority and project what is captured', { skip: process.platform !== 'linux' && 'reads /proc' }, async (t) => {
