@@ -7,6 +7,7 @@ import type { Projections, ProjectionStatus, QuarantinedEvent } from '../src/rea
 import { QUARANTINE, quarantinedEvents } from './quarantine.js'
 import { ProjectionRunner } from './runner.js'
 import { Signal } from './signal.js'
+import { DecodedEvents } from './decoded-events.js'
 
 export interface ProjectionSetOptions {
   readonly log: EventLog
@@ -53,6 +54,8 @@ export class ProjectionSet implements Projections {
   private adoption: NodeJS.Timeout | undefined
   private progress: NodeJS.Timeout | undefined
   private readonly caughtUp = new Signal()
+  /** What the runners derive from log events (normalised capture requests), computed once for all of them. */
+  private readonly decodings = new DecodedEvents()
 
   constructor(private readonly options: ProjectionSetOptions) {}
 
@@ -169,6 +172,7 @@ export class ProjectionSet implements Projections {
       store: this.options.store,
       projector,
       build,
+      decodings: this.decodings,
       ...(projector.batchSize ? { batchSize: projector.batchSize } : {}),
       onError: (error, fatal) => this.options.onError?.(projector.name, error, fatal),
       onQuarantine: (change) => this.options.onQuarantine?.(projector.name, change.doc as QuarantinedEvent),

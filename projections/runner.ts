@@ -9,12 +9,15 @@ import { isTransientStoreError } from '../src/kernel/storage-errors.js'
 import { QUARANTINE, errorText, quarantineRecord } from './quarantine.js'
 import { ProjectorFailed, StagedView } from './staged-view.js'
 import { PositionWaiters } from './waiters.js'
+import type { DecodedEvents } from './decoded-events.js'
 
 export interface RunnerOptions {
   readonly log: EventLog
   readonly store: ReadStore
   readonly projector: Projector
   readonly build: Build
+  /** Derivations of log events shared with the other runners of a projection set; else the runner keeps its own. */
+  readonly decodings?: DecodedEvents
   /** Events folded before a commit. Default 500. */
   readonly batchSize?: number
   /**
@@ -79,7 +82,7 @@ export class ProjectionRunner {
 
   constructor(private readonly options: RunnerOptions) {
     this.checkpointName = checkpointName(options.projector.name, options.build)
-    this.view = new StagedView(options.projector, options.store, (collection) => this.physical(collection))
+    this.view = new StagedView(options.projector, options.store, (collection) => this.physical(collection), undefined, options.decodings)
     if (options.onAdvance) this.waiters.onAdvance = options.onAdvance
   }
 

@@ -140,3 +140,31 @@ t.test('documents of the last batches stay loaded, two generations of them, and 
   t.same(await store.get('sums', 'a'), { n: 3 })
   t.same(await store.get('sums', 'b'), { n: 2 })
 })
+
+t.test('the projections of one set derive what they share from a log event once', async (t) => {
+  const derived: string[] = []
+  const reading = (name: string): Projector => ({
+    name, version: 1, collections: [name], handles: ['Summed'],
+    apply(view, event) {
+      const keys = view.decoded(event, 'keys', () => {
+        derived.push(event.id)
+        return [...(event.data['keys'] as string[])].sort()
+      })
+      view.put(name, event.id, { keys })
+    },
+  })
+  const store = new SqliteReadStore({ path: ':memory:' })
+  const log = new SqliteEventLog({ path: ':memory:' })
+  const projectors = [reading('first'), reading('second')]
+  const registry = new ProjectionRegistry(store)
+  const projections = new ProjectionSet({ log, store, registry, projectors })
+  await projections.start()
+  t.teardown(async () => { await projections.stop(); await log.close(); await store.close() })
+  const models = new ReadModels<Record<string, JsonObject>>({ store, registry, projectors, projections })
+  const ids = [newEventId(), newEventId(), newEventId()]
+  const { position } = await log.append('sums-1', ids.map((id, i) => ({ id, type: 'Summed', data: { keys: [`b${i}`, `a${i}`] } })))
+  t.ok(await models.waitFor(position, ['first', 'second'], 5000))
+  t.same(await models.get('second', ids[2]!), { keys: ['a2', 'b2'] })
+  t.same(await models.get('first', ids[0]!), { keys: ['a0', 'b0'] })
+  t.same(derived.sort(), [...ids].sort(), 'each log event derived once, for both projections')
+})
