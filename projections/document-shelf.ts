@@ -36,6 +36,11 @@ export class DocumentShelf {
     for (const [collection, docs] of this.collections) for (const [id, doc] of docs) yield [collection, id, doc]
   }
 
+  /** Forgets every document of one collection. */
+  drop(collection: string): void {
+    this.collections.delete(collection)
+  }
+
   clear(): void {
     this.collections.clear()
   }

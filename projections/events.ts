@@ -29,6 +29,7 @@ export const events: Projector = {
   name: 'events',
   version: 1,
   collections: [EVENTS],
+  writeOnly: [EVENTS],
   ...capturedEvents,
   indexes: {
     [EVENTS]: [['environment_id', 'timestamp'], ['environment_id', 'event', 'timestamp'], ['environment_id', 'distinct_id', 'timestamp']],

@@ -24,6 +24,11 @@ export interface Projector {
   readonly version: number
   readonly collections: readonly string[]
   readonly handles: readonly string[]
+  /**
+   * Collections `apply` only writes and never reads (the events, one document each): the runtime
+   * keeps none of their documents once they are committed, only what other collections' reads need.
+   */
+  readonly writeOnly?: readonly string[]
   /** Fields to index, per collection, created before the first commit. */
   readonly indexes?: Readonly<Record<string, readonly (readonly string[])[]>>
   /**

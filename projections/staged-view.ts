@@ -183,6 +183,7 @@ export class StagedView {
 
   committed(): void {
     this.forgetChanges()
+    for (const collection of this.projector.writeOnly ?? []) this.docs.drop(collection)
     if (this.docs.size > this.generationSize) {
       this.older = this.docs
       this.docs = new DocumentShelf()

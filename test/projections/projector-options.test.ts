@@ -168,3 +168,35 @@ t.test('the projections of one set derive what they share from a log event once'
   t.same(await models.get('first', ids[0]!), { keys: ['a0', 'b0'] })
   t.same(derived.sort(), [...ids].sort(), 'each log event derived once, for both projections')
 })
+
+t.test('documents of a write-only collection are not kept once committed; the others are', async (t) => {
+  const { store, calls } = countingStore()
+  const projector: Projector = {
+    name: 'logging', version: 1, collections: ['entries', 'sums'], writeOnly: ['entries'], handles: ['Summed'],
+    apply(view, event) {
+      for (const key of event.data['keys'] as string[]) {
+        view.put('entries', `${event.id}:${key}`, { key })
+        const sum = view.get<{ n: number }>('sums', key)
+        view.put('sums', key, { n: (sum?.n ?? 0) + 1 })
+      }
+    },
+  }
+  const view = new StagedView(projector, store, (collection) => collection)
+  await view.apply(summed(['a', 'b'], 1))
+  t.same(view.changes().map((change) => change.id).sort(), ['a', 'b', 'e1:a', 'e1:b'], 'written documents are committed like any other')
+  await store.commit({ checkpoint: 'logging', expected: null, next: { commit: 1n, prepare: 1n }, changes: view.changes() })
+  view.committed()
+  const readBefore = calls.get.length
+  await view.apply(summed(['a'], 2))
+  t.equal(calls.get.length, readBefore, 'the kept sum is not read again')
+  t.same(view.changes().find((change) => change.id === 'a')?.doc, { n: 2 })
+
+  const reader: Projector = { ...projector, apply(view) { view.get('entries', 'e1:a') } }
+  const readingView = new StagedView(reader, store, (collection) => collection)
+  await readingView.apply(summed([], 3))
+  readingView.committed()
+  const before = calls.get.length
+  await readingView.apply(summed([], 4))
+  t.equal(calls.get.length, before + 1, 'a document of a write-only collection read after a commit comes from the store again')
+  t.same(await store.get('entries', 'e1:a'), { key: 'a' })
+})
