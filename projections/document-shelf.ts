@@ -16,10 +16,7 @@ export class DocumentShelf {
 
   /** The document, null when it does not exist, undefined when the shelf does not hold it. */
   get(collection: string, id: string): JsonObject | null | undefined {
-    const docs = this.collections.get(collection)
-    if (docs === undefined) return undefined
-    const doc = docs.get(id)
-    return doc !== undefined || docs.has(id) ? doc : undefined
+    return this.collections.get(collection)?.get(id)
   }
 
   set(collection: string, id: string, doc: JsonObject | null): void {

@@ -82,7 +82,8 @@ export class ProjectionRunner {
 
   constructor(private readonly options: RunnerOptions) {
     this.checkpointName = checkpointName(options.projector.name, options.build)
-    this.view = new StagedView(options.projector, options.store, (collection) => this.physical(collection), undefined, options.decodings)
+    this.view = new StagedView(options.projector, options.store, (collection) => this.physical(collection),
+      options.decodings ? { decodings: options.decodings } : {})
     if (options.onAdvance) this.waiters.onAdvance = options.onAdvance
   }
 

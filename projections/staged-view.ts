@@ -20,6 +20,13 @@ export class ProjectorFailed extends Error {
 /** Documents kept in one generation; the view keeps two, so at most twice this many. */
 const GENERATION_LIMIT = 100_000
 
+export interface StagedViewOptions {
+  /** Documents kept in one generation before a commit starts the next (default 100,000). */
+  readonly generationSize?: number
+  /** Derivations of log events shared with other views; else the view keeps its own. */
+  readonly decodings?: DecodedEvents
+}
+
 /**
  * The documents one runner has loaded or changed, and the changes it has not committed yet. Each
  * event is applied to a staging layer first and merged only when `apply` returns, so an event the
@@ -33,22 +40,23 @@ const GENERATION_LIMIT = 100_000
 export class StagedView {
   private docs = new DocumentShelf()
   private older = new DocumentShelf()
-  /** The ids with uncommitted changes, per collection. */
-  private readonly dirty = new Map<string, Set<string>>()
-  private dirtyCount = 0
+  /** The documents with uncommitted changes. */
+  private readonly dirty = new DocumentShelf()
   /** What the event being applied has changed so far; merged only when `apply` returns. */
   private readonly staging = new DocumentShelf()
   /** The projector's view of the documents, made once: it reads the staging layer first. */
   private readonly access: ProjectionView
+  private readonly generationSize: number
+  private readonly decodings: DecodedEvents
 
   constructor(
     private readonly projector: Projector,
     private readonly store: ReadStore,
     private readonly physical: (collection: string) => string,
-    /** Documents kept in one generation before a commit starts the next. */
-    private readonly generationSize: number = GENERATION_LIMIT,
-    private readonly decodings: DecodedEvents = new DecodedEvents(),
+    options: StagedViewOptions = {},
   ) {
+    this.generationSize = options.generationSize ?? GENERATION_LIMIT
+    this.decodings = options.decodings ?? new DecodedEvents()
     const staged = this.staging
     this.access = {
       get: <T extends JsonObject>(collection: string, id: string) => {
@@ -146,12 +154,7 @@ export class StagedView {
       }
       for (const [collection, id, doc] of staged.entries()) {
         this.docs.set(collection, id, doc)
-        let ids = this.dirty.get(collection)
-        if (!ids) this.dirty.set(collection, ids = new Set())
-        if (!ids.has(id)) {
-          ids.add(id)
-          this.dirtyCount++
-        }
+        this.dirty.set(collection, id, doc)
       }
       staged.clear()
       return
@@ -160,17 +163,12 @@ export class StagedView {
 
   /** The uncommitted changes, in the store's collection names; `committed` forgets them. */
   changes(): DocumentChange[] {
-    const changes: DocumentChange[] = []
-    for (const [collection, ids] of this.dirty) {
-      const physical = this.physical(collection)
-      for (const id of ids) changes.push({ collection: physical, id, doc: this.docs.get(collection, id) ?? null })
-    }
-    return changes
+    return [...this.dirty.entries()].map(([collection, id, doc]) => ({ collection: this.physical(collection), id, doc }))
   }
 
   /** How many documents have uncommitted changes. */
   pending(): number {
-    return this.dirtyCount
+    return this.dirty.size
   }
 
   /**
@@ -178,11 +176,11 @@ export class StagedView {
    * store (this view included) do not see staged documents until they are published.
    */
   staged(): void {
-    this.forgetChanges()
+    this.dirty.clear()
   }
 
   committed(): void {
-    this.forgetChanges()
+    this.dirty.clear()
     for (const collection of this.projector.writeOnly ?? []) this.docs.drop(collection)
     if (this.docs.size > this.generationSize) {
       this.older = this.docs
@@ -190,14 +188,9 @@ export class StagedView {
     }
   }
 
-  private forgetChanges(): void {
-    this.dirty.clear()
-    this.dirtyCount = 0
-  }
-
   /** Lets go of the loaded documents and the kept derivations when nothing is waiting to be committed. */
   release(): void {
-    if (this.dirtyCount > 0) return
+    if (this.dirty.size > 0) return
     this.docs.clear()
     this.older.clear()
     this.decodings.clear()
@@ -205,7 +198,7 @@ export class StagedView {
 
   /** Forgets everything, committed or not: the next reads come from the store. */
   reset(): void {
-    this.forgetChanges()
+    this.dirty.clear()
     this.docs.clear()
     this.older.clear()
   }

@@ -35,7 +35,7 @@ const WEIGHT: Readonly<Record<string, number>> = { persons: 10, sessions: 8, eve
  * The young generation of a projection thread: three semi-spaces' worth, so each semi-space holds
  * 32 MiB instead of V8's 16. A batch's parsed capture requests and documents die young then,
  * instead of being promoted and collected again in the old generation: about a tenth less CPU
- * for the captured-event projectors.
+ * for persons and sessions run alone in one process.
  */
 const YOUNG_GENERATION_MB = 96
 

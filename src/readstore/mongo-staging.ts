@@ -43,6 +43,10 @@ export const visibleFilter = (published: readonly string[]): Filter<StoredDocume
 export const visibleOnly = (filter: Filter<StoredDocument>, published: readonly string[]): Filter<StoredDocument> =>
   Object.keys(filter).length === 0 ? visibleFilter(published) : { $and: [filter, visibleFilter(published)] }
 
+/** The visible version of the documents whose id matches `id` (an id, or `{ $in: ids }`), whichever version holds it. */
+export const visibleWithId = (id: string | { $in: string[] }, published: readonly string[]): Filter<StoredDocument> =>
+  visibleOnly(published.length === 0 ? { _id: id } : { $or: [{ _id: id }, { [OF]: id }] }, published)
+
 /** The document's id, whichever version holds it. */
 export const idOf = (stored: StoredDocument): string => (typeof stored[OF] === 'string' ? stored[OF] : stored._id)
 

@@ -9,7 +9,7 @@ import { storedPath, toStored, type StoredDocument } from './mongo-keys.js'
 import { filterOf, findOptionsOf } from './mongo-query.js'
 import { documentRefusal, refusalOf, refusedIndex } from './mongo-refusal.js'
 import {
-  OF, STAGED, foldOperations, idOf, stagingOperations, tagOf, visibleOnly, withoutMarkers, type StagingDocument,
+  OF, STAGED, foldOperations, idOf, stagingOperations, tagOf, visibleOnly, visibleWithId, withoutMarkers, type StagingDocument,
 } from './mongo-staging.js'
 
 /** Positions as decimal strings: exact beyond 2^53 without asking the driver for bigints. */
@@ -104,9 +104,7 @@ export class MongoReadStore implements ReadStore {
 
   async get<T extends JsonObject = JsonObject>(collection: string, id: string): Promise<T | null> {
     const target = this.collection(collection)
-    const doc = await this.snapshot((published, session) => target.findOne(
-      visibleOnly(published.length === 0 ? { _id: id } : { $or: [{ _id: id }, { [OF]: id }] }, published), { session },
-    ))
+    const doc = await this.snapshot((published, session) => target.findOne(visibleWithId(id, published), { session }))
     return doc === null ? null : withoutMarkers<T>(doc)
   }
 
@@ -114,10 +112,7 @@ export class MongoReadStore implements ReadStore {
     const found = new Map<string, T>()
     if (ids.length === 0) return found
     const target = this.collection(collection)
-    const wanted = { $in: [...ids] }
-    const docs = await this.snapshot((published, session) => target.find(
-      visibleOnly(published.length === 0 ? { _id: wanted } : { $or: [{ _id: wanted }, { [OF]: wanted }] }, published), { session },
-    ).toArray())
+    const docs = await this.snapshot((published, session) => target.find(visibleWithId({ $in: [...ids] }, published), { session }).toArray())
     for (const doc of docs) found.set(idOf(doc), withoutMarkers<T>(doc))
     return found
   }

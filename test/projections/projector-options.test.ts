@@ -121,7 +121,7 @@ t.test('a prefetch round reads the documents it names in one store call per coll
 
 t.test('documents of the last batches stay loaded, two generations of them, and older ones are read again', async (t) => {
   const { store, calls } = countingStore()
-  const view = new StagedView(summing(true, { count: 0 }), store, (collection) => collection, 3)
+  const view = new StagedView(summing(true, { count: 0 }), store, (collection) => collection, { generationSize: 3 })
   const batch = async (keys: string[], n: number) => {
     await view.apply(summed(keys, n))
     await store.commit({ checkpoint: 'kept', expected: n === 1 ? null : { commit: BigInt(n - 1), prepare: BigInt(n - 1) }, next: { commit: BigInt(n), prepare: BigInt(n) }, changes: view.changes() })
