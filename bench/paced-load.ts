@@ -1,0 +1,132 @@
+import { connect, type Socket } from 'node:net'
+import { percentile } from './setup.js'
+
+export interface PacedOptions {
+  readonly url: string
+  readonly method: 'GET' | 'POST'
+  readonly body?: string
+  /** Requests per second, evenly spaced, whatever the answers' pace. */
+  readonly rate: number
+  readonly durationMs: number
+  /** Keep-alive connections to spread the requests over. */
+  readonly connections: number
+}
+
+export interface PacedResult {
+  readonly sent: number
+  /** Answered requests per second over the run. */
+  readonly perSecond: number
+  readonly p50Ms: number
+  readonly p99Ms: number
+  readonly maxMs: number
+}
+
+/** One answer read off a keep-alive connection: its status once the whole body has arrived. */
+class AnswerReader {
+  private pending: Buffer = Buffer.alloc(0)
+
+  /** The statuses of the answers `chunk` completes, in order. */
+  take(chunk: Buffer): number[] {
+    this.pending = this.pending.length === 0 ? chunk : Buffer.concat([this.pending, chunk])
+    const statuses: number[] = []
+    for (;;) {
+      const end = this.pending.indexOf('\r\n\r\n')
+      if (end < 0) return statuses
+      const head = this.pending.toString('latin1', 0, end)
+      const length = /\r\ncontent-length:\s*(\d+)/i.exec(head)
+      if (!length) throw new Error(`an answer without content-length: ${head.slice(0, 200)}`)
+      const total = end + 4 + Number(length[1])
+      if (this.pending.length < total) return statuses
+      statuses.push(Number(head.slice(9, 12)))
+      this.pending = this.pending.subarray(total)
+    }
+  }
+}
+
+/**
+ * Open-loop HTTP load: the n-th request is due at start + n / rate, and is written as soon as a
+ * connection is free; its latency runs from when it was due, so a server that falls behind shows
+ * its whole queue (no coordinated omission). Unlike autocannon's `overallRate`, which lets each
+ * connection send back-to-back until its share of the second is used and then pauses, the
+ * requests are spread evenly over each second. The loop polls without sleeping, so this process
+ * needs a core of its own. Any answer but 2xx fails the run.
+ */
+export const pacedLoad = async (options: PacedOptions): Promise<PacedResult> => {
+  const url = new URL(options.url)
+  const body = options.body === undefined ? null : Buffer.from(options.body)
+  const request = Buffer.concat([
+    Buffer.from(`${options.method} ${url.pathname}${url.search} HTTP/1.1\r\nhost: ${url.host}\r\nconnection: keep-alive\r\n`
+      + (body === null ? '\r\n' : `content-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n`)),
+    ...(body === null ? [] : [body]),
+  ])
+  const interval = 1000 / options.rate
+  const total = Math.floor((options.durationMs / 1000) * options.rate)
+  const latencies: number[] = []
+  const idle: Socket[] = []
+  /** Due times of requests waiting for a free connection. */
+  const waiting: number[] = []
+  let failure: Error | null = null
+
+  const sockets = await Promise.all(Array.from({ length: options.connections }, () => new Promise<Socket>((resolve, reject) => {
+    const socket = connect(Number(url.port), url.hostname, () => resolve(socket))
+    socket.setNoDelay(true)
+    socket.once('error', reject)
+  })))
+  /** When the request each busy connection carries was due. */
+  const dueOf = new Map<Socket, number>()
+  const send = (socket: Socket, due: number): void => {
+    dueOf.set(socket, due)
+    socket.write(request)
+  }
+  const started = performance.now()
+  for (const socket of sockets) {
+    const reader = new AnswerReader()
+    socket.on('error', (error) => { failure ??= error })
+    socket.on('close', () => { failure ??= new Error('the server closed a connection') })
+    socket.on('data', (chunk: Buffer) => {
+      let statuses: number[]
+      try {
+        statuses = reader.take(chunk)
+      } catch (error) {
+        failure ??= error as Error
+        return
+      }
+      for (const status of statuses) {
+        if (status < 200 || status >= 300) failure ??= new Error(`${options.method} ${options.url} answered ${status}`)
+        latencies.push(performance.now() - dueOf.get(socket)!)
+        const next = waiting.shift()
+        if (next === undefined) idle.push(socket)
+        else send(socket, next)
+      }
+    })
+    idle.push(socket)
+  }
+
+  let issued = 0
+  await new Promise<void>((resolve) => {
+    const tick = (): void => {
+      const now = performance.now()
+      while (issued < total && started + issued * interval <= now) {
+        const due = started + issued * interval
+        issued++
+        const socket = idle.pop()
+        if (socket === undefined) waiting.push(due)
+        else send(socket, due)
+      }
+      if (failure !== null || latencies.length >= total || now - started > options.durationMs + 10_000) return resolve()
+      setImmediate(tick)
+    }
+    tick()
+  })
+  const elapsed = performance.now() - started
+  for (const socket of sockets) socket.destroy()
+  if (failure !== null) throw failure
+  if (latencies.length < total) throw new Error(`${options.url}: ${total - latencies.length} of ${total} requests unanswered 10 s after the run`)
+  return {
+    sent: total,
+    perSecond: (latencies.length * 1000) / elapsed,
+    p50Ms: percentile(latencies, 0.5),
+    p99Ms: percentile(latencies, 0.99),
+    maxMs: percentile(latencies, 1),
+  }
+}
