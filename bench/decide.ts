@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Figure } from './figures.js'
-import { warmLoad } from './http-load.js'
+import { compareWithBare, comparisonNote } from './http-load.js'
 import { pacedLoad } from './paced-load.js'
 import { startBare, startHedgelog } from './processes.js'
 import { client, install, projected } from './setup.js'
@@ -34,7 +34,7 @@ export const personProperties = {
 /**
  * `/decide?v=3` on the default `serve` with 50 flags and a person with 20 stored properties, as a
  * share of a bare fastify route parsing the same POST and answering the same bytes (closed loop,
- * 64 connections), and its p99 at an open-loop rate of a quarter of the bare route's rate: requests
+ * 64 connections, measured in turns with it), and its p99 at an open-loop rate of a quarter of the bare route's rate: requests
  * evenly spaced and timed from when each was due, with the bare route's p99 at that rate beside it.
  */
 export const decideFigures = async (durationMs: number): Promise<Figure[]> => {
@@ -56,23 +56,23 @@ export const decideFigures = async (durationMs: number): Promise<Figure[]> => {
     const file = join(installed.dir, 'bare-decide.json')
     writeFileSync(file, JSON.stringify([{ method: 'POST', path: '/decide/', body: answer }]))
     const bare = await startBare(file)
-    const [baseline, bareOpen] = await (async () => {
+    const bareLoad = { url: `${bare.address}/decide/?v=3`, method: 'POST', bodies: [body], connections: 64, durationMs } as const
+    const [closed, bareOpen] = await (async () => {
       try {
-        const closed = await warmLoad({ url: `${bare.address}/decide/?v=3`, method: 'POST', bodies: [body], connections: 64, durationMs })
-        return [closed, await pacedLoad({ url: `${bare.address}/decide/?v=3`, method: 'POST', body, rate: closed.perSecond / 4, connections: 64, durationMs })] as const
+        const compared = await compareWithBare(bareLoad, { ...bareLoad, url })
+        return [compared, await pacedLoad({ url: bareLoad.url, method: 'POST', body, rate: compared.bare.perSecond / 4, connections: 64, durationMs })] as const
       } finally {
         await bare.stop()
       }
     })()
-    const closed = await warmLoad({ url, method: 'POST', bodies: [body], connections: 64, durationMs })
-    const open = await pacedLoad({ url, method: 'POST', body, rate: baseline.perSecond / 4, connections: 64, durationMs })
+    const rate = closed.bare.perSecond / 4
+    const open = await pacedLoad({ url, method: 'POST', body, rate, connections: 64, durationMs })
     const ms = (value: number) => value.toFixed(2)
     return [
-      measured(TARGETS.decide, (100 * closed.perSecond) / baseline.perSecond, `${Math.round(closed.perSecond)} vs ${Math.round(baseline.perSecond)} req/s`),
+      measured(TARGETS.decide, closed.percent, comparisonNote(closed)),
       { name: 'bare fastify POST p99 at that open-loop rate (the generator\'s floor)', value: bareOpen.p99Ms, unit: 'ms', note: `p50 ${ms(bareOpen.p50Ms)} ms, max ${ms(bareOpen.maxMs)} ms` },
-      measured(TARGETS.decideP99, open.p99Ms, `at ${Math.round(baseline.perSecond / 4)} req/s: p50 ${ms(open.p50Ms)} ms, max ${ms(open.maxMs)} ms, ${Math.round(open.perSecond)} req/s answered`),
-    ]
-  } finally {
+      measured(TARGETS.decideP99, open.p99Ms, `at ${Math.round(rate)} req/s: p50 ${ms(open.p50Ms)} ms, max ${ms(open.maxMs)} ms, ${Math.round(open.perSecond)} req/s answered`),
+    ]  } finally {
     await service.stop()
     installed.remove()
   }

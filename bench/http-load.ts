@@ -51,3 +51,50 @@ export const warmLoad = async (options: LoadOptions): Promise<LoadResult> => {
   await load({ ...options, durationMs: 1000, overallRate: undefined } as LoadOptions)
   return load(options)
 }
+
+/** Rounds of a comparison with a bare route: enough that one noisy second does not decide the figure. */
+const ROUNDS = 3
+
+/**
+ * Load each side takes before a comparison: a fresh process answers `/decide` at under half its
+ * steady rate for its first seconds (its code is still being compiled and its heap sized), and a
+ * server that runs for days is judged by its steady rate.
+ */
+const WARM_UP_MS = 8000
+
+export interface Comparison {
+  /** The served route's rate as a percentage of the bare route's: the median of the rounds' ratios. */
+  readonly percent: number
+  /** The round whose ratio is that median. */
+  readonly bare: LoadResult
+  readonly served: LoadResult
+  /** Each round's ratio, in order. */
+  readonly rounds: readonly number[]
+}
+
+const median = (values: readonly number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!
+
+/**
+ * A served route's closed-loop rate as a share of a bare route's, measured in turns after both are
+ * warm: bare then served, `ROUNDS` times, each for a share of `durationMs` (whole seconds, at least one). On a
+ * machine whose speed drifts from second to second, each ratio compares two neighbouring runs, and
+ * the median ratio is the figure.
+ */
+export const compareWithBare = async (bare: LoadOptions, served: LoadOptions): Promise<Comparison> => {
+  await load({ ...bare, durationMs: WARM_UP_MS })
+  await load({ ...served, durationMs: WARM_UP_MS })
+  const durationMs = Math.max(1000, Math.ceil(served.durationMs / ROUNDS / 1000) * 1000)
+  const pairs: { bare: LoadResult; served: LoadResult; percent: number }[] = []
+  for (let round = 0; round < ROUNDS; round++) {
+    const baseline = await load({ ...bare, durationMs })
+    const measured = await load({ ...served, durationMs })
+    pairs.push({ bare: baseline, served: measured, percent: (100 * measured.perSecond) / baseline.perSecond })
+  }
+  const percents = pairs.map((pair) => pair.percent)
+  const middle = pairs.find((pair) => pair.percent === median(percents))!
+  return { percent: middle.percent, bare: middle.bare, served: middle.served, rounds: percents }
+}
+
+/** How a comparison reads in a figure's note. */
+export const comparisonNote = (comparison: Comparison, unit = 'req/s'): string =>
+  `${Math.round(comparison.served.perSecond)} vs ${Math.round(comparison.bare.perSecond)} ${unit} in the median round, p99 ${comparison.served.p99Ms} ms; rounds ${comparison.rounds.map((percent) => `${percent.toFixed(1)} %`).join(', ')}`

@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { BareDocument } from './bare-server.js'
 import type { Figure } from './figures.js'
-import { warmLoad } from './http-load.js'
+import { compareWithBare, comparisonNote } from './http-load.js'
 import { startBare, startHedgelog } from './processes.js'
 import { client, install, projected } from './setup.js'
 import { TARGETS, measured, type Expected } from './targets.js'
@@ -10,7 +10,8 @@ import { TARGETS, measured, type Expected } from './targets.js'
 /**
  * Hot reads on the default `serve`: a 10-tile dashboard, a person by distinct id and a list of 25
  * subscriptions, each as a share of a bare fastify route answering exactly the same bytes (read
- * from Hedgelog first) in the same run. Servers on core 0, autocannon (64 connections) on core 1.
+ * from Hedgelog first), measured in turns with it in the same run. Servers on core 0, autocannon
+ * (64 connections) on core 1.
  */
 export const readFigures = async (durationMs: number): Promise<Figure[]> => {
   const installed = await install()
@@ -44,9 +45,9 @@ export const readFigures = async (durationMs: number): Promise<Figure[]> => {
     const figures: Figure[] = []
     try {
       for (const [expected, path] of cases) {
-        const baseline = await warmLoad({ url: `${bare.address}${path}`, headers, connections: 64, durationMs })
-        const served = await warmLoad({ url: `${service.address}${path}`, headers, connections: 64, durationMs })
-        figures.push(measured(expected, (100 * served.perSecond) / baseline.perSecond, `${Math.round(served.perSecond)} vs ${Math.round(baseline.perSecond)} req/s, p99 ${served.p99Ms} ms`))
+        const baseline = { url: `${bare.address}${path}`, headers, connections: 64, durationMs }
+        const compared = await compareWithBare(baseline, { ...baseline, url: `${service.address}${path}` })
+        figures.push(measured(expected, compared.percent, comparisonNote(compared)))
       }
     } finally {
       await bare.stop()

@@ -12,7 +12,7 @@ import { CaptureError, unknownToken } from './errors.js'
 import { importHistorical } from './historical.js'
 import { normaliseEvent, type DropReason, type RequestContext } from './normalise.js'
 import { withoutPerformanceEvents } from './payload.js'
-import { carryUuids, type PreparedCapture } from './prepare.js'
+import type { PreparedCapture } from './prepare.js'
 import { forEachSliced } from './slices.js'
 import { requestSentAt } from './timestamp.js'
 import { requestToken } from './token.js'
@@ -52,8 +52,8 @@ export interface CaptureOutcome {
  * A request whose every event carries its own uuid is named by its content, so an SDK's retry
  * of the same body lands on the same streams and is recognised; otherwise it gets a fresh id.
  */
-const requestIdOf = (environmentId: number, textDigest: string, allUuids: boolean, now: number): string => {
-  if (!allUuids) return newEventId(now)
+const requestIdOf = (environmentId: number, textDigest: string | null, now: number): string => {
+  if (textDigest === null) return newEventId(now)
   return createHash('sha256').update(`${environmentId}\n${textDigest}`).digest('hex').slice(0, 32)
 }
 
@@ -115,7 +115,7 @@ const captureDecoded = async (deps: CaptureDeps, input: CaptureInput, decoded: D
     const committed = await importHistorical(deps.log, { environmentId, batchId, events: captured, metadata })
     return { accepted: captured.length, dropped, position: committed.position, batchId }
   }
-  const requestId = requestIdOf(environmentId, digest, carryUuids(events), now)
+  const requestId = requestIdOf(environmentId, digest, now)
   const position = await appendCaptured(deps.log, {
     environmentId, requestId, events: captured, metadata: ingestMetadata(requestId, token, nowIso),
     source: { textBytes, ipBytes: input.ip === null ? 0 : Buffer.byteLength(input.ip) },
@@ -134,7 +134,7 @@ const capturePrepared = async (deps: CaptureDeps, input: CaptureInput, prepared:
   const accepted = prepared.weights.length
   const dropped = prepared.received - accepted
   if (accepted === 0) return { accepted: 0, dropped, position: null }
-  const requestId = requestIdOf(environmentId, prepared.digest, prepared.allUuids, now)
+  const requestId = requestIdOf(environmentId, prepared.digest, now)
   const position = await appendPrepared(deps.log, {
     environmentId, requestId, prepared, metadata: ingestMetadata(requestId, token, new Date(now).toISOString()),
     ipBytes: input.ip === null ? 0 : Buffer.byteLength(input.ip),

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto'
 import { decodeIngestText, parseIngestJson, type IngestRequestLike } from './decode.js'
 import { tooLarge } from './errors.js'
 import { MAX_EVENTS_PER_REQUEST, OFF_LOOP_BYTES } from './limits.js'
-import { readCaptureRequest, type CaptureRequest } from './payload.js'
+import { namedByContent, readCaptureRequest, type CaptureRequest } from './payload.js'
 
 /** What decoding a capture request needs, as plain data that can cross to a decoding thread. */
 export interface DecodeJob {
@@ -17,8 +17,11 @@ export interface DecodeJob {
 export interface DecodedRequest {
   readonly request: CaptureRequest
   readonly textBytes: number
-  /** SHA-256 of the decoded text: names a request whose events all carry their uuid. */
-  readonly digest: string
+  /**
+   * SHA-256 of the decoded text, which names a request whose events all carry their uuid (so a
+   * retry of it is recognised); null for any other request, which gets a fresh id instead.
+   */
+  readonly digest: string | null
 }
 
 const stringOrUndefined = (value: unknown): string | undefined => (typeof value === 'string' ? value : Array.isArray(value) && typeof value[0] === 'string' ? value[0] : undefined)
@@ -89,5 +92,5 @@ export const runDecodeJob = async (job: DecodeJob): Promise<DecodedRequest> => {
   const text = await decodeIngestText({ body, headers: job.headers, query: job.query }, job.maxDecodedBytes === undefined ? {} : { maxDecodedBytes: job.maxDecodedBytes })
   const request = readCaptureRequest(parseIngestJson(text), { engage: job.engage })
   checkEventCount(request.events.length)
-  return { request, textBytes: Buffer.byteLength(text), digest: sha256OfText(text) }
+  return { request, textBytes: Buffer.byteLength(text), digest: namedByContent(request) ? sha256OfText(text) : null }
 }

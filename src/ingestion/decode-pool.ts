@@ -17,7 +17,7 @@ export interface ToDecodeThread {
 export interface SendHeld { readonly send: number }
 
 export type DecodedOnThread =
-  | ({ readonly ok: true; readonly textBytes: number; readonly digest: string; readonly chunks: string[] } & Omit<CaptureRequest, 'events'>)
+  | ({ readonly ok: true; readonly textBytes: number; readonly digest: string | null; readonly chunks: string[] } & Omit<CaptureRequest, 'events'>)
   | { readonly ok: true; readonly prepared: PreparedCapture }
   | ({ readonly ok: false } & Refusal)
 

@@ -51,3 +51,9 @@ export const readCaptureRequest = (json: unknown, options: { engage?: boolean } 
 /** PostHog drops these at capture: they belong to a product we do not serve. */
 export const withoutPerformanceEvents = (events: RawEvent[]): RawEvent[] =>
   events.some((e) => e['event'] === '$performance_event') ? events.filter((e) => e['event'] !== '$performance_event') : events
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+
+/** Whether every event kept (performance events aside) carries its own UUID: the request is then named by its content. */
+export const namedByContent = (request: CaptureRequest): boolean =>
+  withoutPerformanceEvents(request.events).every((e) => typeof e['uuid'] === 'string' && UUID.test(e['uuid']))

@@ -2,7 +2,7 @@ import type { DecodedRequest } from './decode-job.js'
 import { CaptureError, type CaptureErrorCode } from './errors.js'
 import { normaliseEvent, type DropReason, type RequestContext } from './normalise.js'
 import { splitPacks } from './packing.js'
-import { withoutPerformanceEvents, type RawEvent } from './payload.js'
+import { withoutPerformanceEvents } from './payload.js'
 import { requestSentAt } from './timestamp.js'
 import { requestToken } from './token.js'
 
@@ -33,27 +33,21 @@ export interface PreparedCapture {
   /** A refusal found while normalising, raised only once the token is known to be an environment's. */
   readonly refusal: Refusal | null
   readonly drops: readonly DropReason[]
-  /** Whether every event carried its own UUID (the request is then named by its content). */
-  readonly allUuids: boolean
   /** Each pack's events as UTF-8 JSON, comma-separated without brackets, and their bytes commas included. */
   readonly packs: readonly Uint8Array[]
   readonly packBytes: readonly number[]
   /** The serialised bytes of each accepted event. */
   readonly weights: readonly number[]
   readonly textBytes: number
-  readonly digest: string
+  /** As decoded: set when every event carried its own UUID (the request is then named by its content). */
+  readonly digest: string | null
 }
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
-
-/** Whether every event carries its own UUID. */
-export const carryUuids = (events: readonly RawEvent[]): boolean => events.every((e) => typeof e['uuid'] === 'string' && UUID.test(e['uuid']))
 
 /** Normalises and packs a decoded realtime request, as capture on the event loop would. */
 export const prepareCapture = (decoded: DecodedRequest, context: PrepareContext): PreparedCapture => {
   const { request, textBytes, digest } = decoded
   const events = withoutPerformanceEvents(request.events)
-  const base = { received: request.events.length, refusal: null, drops: [], allUuids: false, packs: [], packBytes: [], weights: [], textBytes, digest }
+  const base = { received: request.events.length, refusal: null, drops: [], packs: [], packBytes: [], weights: [], textBytes, digest }
   if (events.length === 0) return { ...base, token: null }
   const token = requestToken(request)
   const sentAt = requestSentAt(request.sentAt, context.time)
@@ -78,8 +72,7 @@ export const prepareCapture = (decoded: DecodedRequest, context: PrepareContext)
     if (error instanceof CaptureError) return { ...base, token, refusal: refusalOf(error) }
     throw error
   }
-  const allUuids = carryUuids(events)
   const packs = splitPacks(texts, weights)
   const encoder = new TextEncoder()
-  return { ...base, token, drops, allUuids, packs: packs.map((pack) => encoder.encode(pack.items.join(','))), packBytes: packs.map((pack) => pack.bytes), weights }
+  return { ...base, token, drops, packs: packs.map((pack) => encoder.encode(pack.items.join(','))), packBytes: packs.map((pack) => pack.bytes), weights }
 }

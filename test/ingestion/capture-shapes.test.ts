@@ -138,6 +138,13 @@ t.test('a client retry of the same body is stored once; bodies without uuids are
   t.equal((await capturedEvents(log)).length, 3)
 })
 
+t.test('a retried body is recognised when only its dropped performance events lack a uuid', async (t) => {
+  const { app, log, installation } = await world(t)
+  const payload = { api_key: installation.project_api_key, batch: [{ event: 'a', distinct_id: 'u', uuid }, { event: '$performance_event', distinct_id: 'u' }] }
+  for (let i = 0; i < 2; i++) t.equal((await app.inject({ method: 'POST', url: '/batch/', payload })).statusCode, 200)
+  t.same((await capturedEvents(log)).map((event) => event.uuid), [uuid])
+})
+
 t.test('beacon requests get 204', async (t) => {
   const { app, log, installation } = await world(t)
   const response = await app.inject({ method: 'POST', url: '/e/?beacon=1', payload: [{ event: 'left', properties: { token: installation.project_api_key, distinct_id: 'u' } }] })
