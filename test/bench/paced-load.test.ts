@@ -55,6 +55,16 @@ t.test('latency runs from when a request was due, so a stall shows in every requ
   t.ok(result.p50Ms < 50 && result.p99Ms >= 250, `p50 ${result.p50Ms.toFixed(1)} ms, p99 ${result.p99Ms.toFixed(1)} ms`)
 })
 
+t.test('a request never answered counts with the time it waited, and the run still ends', async (t) => {
+  const server = await serve(t, (n, _request, response) => {
+    if (n !== 3) ok(response)
+  })
+  const result = await pacedLoad({ url: server.url, method: 'GET', rate: 100, durationMs: 200, connections: 2, graceMs: 300 })
+  t.equal(result.sent, 20)
+  t.equal(result.unanswered, 1)
+  t.ok(result.maxMs >= 400, `the unanswered request counts ${result.maxMs.toFixed(0)} ms`)
+})
+
 t.test('an answer other than 2xx fails the run', async (t) => {
   const server = await serve(t, (n, _request, response) => {
     if (n === 5) answer(response, 503, '{"detail":"busy"}')
