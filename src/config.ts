@@ -18,9 +18,13 @@ const Env = z.object({
   /** Set to use MongoDB (a replica set) for read models, e.g. `mongodb://localhost:27017/?replicaSet=rs0`. */
   HEDGELOG_MONGO_URL: z.string().regex(/^mongodb(\+srv)?:\/\/./, 'must be a mongodb:// or mongodb+srv:// connection string').optional(),
   HEDGELOG_MONGO_DATABASE: z.string().regex(/^[A-Za-z0-9_-]{1,60}$/, 'must be a MongoDB database name').default('hedgelog'),
-  /** Worker threads the projector role runs the projections in; 0 runs them on the main thread. */
+  /**
+   * Worker threads the projector role runs the projections in; 0 runs them on the main thread.
+   * From three on, one runs the projections of management writes and the others share the
+   * captured-event projectors.
+   */
   HEDGELOG_PROJECTION_THREADS: z.coerce.number({ error: 'must be a whole number from 0 to 8' }).int('must be a whole number from 0 to 8')
-    .min(0, 'must be a whole number from 0 to 8').max(8, 'must be a whole number from 0 to 8').default(2),
+    .min(0, 'must be a whole number from 0 to 8').max(8, 'must be a whole number from 0 to 8').default(3),
   /**
    * Scheduling priority (nice, 0–19) of the projection threads: above 0, requests come first when
    * the CPU is contended and projections use what is left. 0 shares the CPU evenly.

@@ -40,7 +40,7 @@ const WEIGHT: Readonly<Record<string, number>> = { persons: 10, sessions: 8, eve
 const YOUNG_GENERATION_MB = 96
 
 /** Splits projectors into `count` groups of about equal weight, heaviest first. */
-export const shareOut = (projectors: readonly Projector[], count: number): string[][] => {
+const spread = (projectors: readonly Projector[], count: number): string[][] => {
   const groups = Array.from({ length: count }, () => ({ weight: 0, names: [] as string[] }))
   const ordered = [...projectors].sort((a, b) => (WEIGHT[b.name] ?? 0.1) - (WEIGHT[a.name] ?? 0.1))
   for (const projector of ordered) {
@@ -49,6 +49,19 @@ export const shareOut = (projectors: readonly Projector[], count: number): strin
     lightest.weight += WEIGHT[projector.name] ?? 0.1
   }
   return groups.filter((group) => group.names.length > 0).map((group) => group.names)
+}
+
+/**
+ * The projectors of each of `count` threads. With three threads or more, the projections of
+ * management writes (dashboards, flags, keys…) get one to themselves, so a write's answer, which
+ * waits for its projection, never waits behind a thread's backlog of captured events; the
+ * captured-event projectors share the others by weight. With fewer, all share by weight.
+ */
+export const shareOut = (projectors: readonly Projector[], count: number): string[][] => {
+  const captured = projectors.filter((projector) => WEIGHT[projector.name] !== undefined)
+  const management = projectors.filter((projector) => WEIGHT[projector.name] === undefined)
+  if (count < 3 || captured.length === 0 || management.length === 0) return spread(projectors, count)
+  return [...spread(captured, count - 1), management.map((projector) => projector.name)]
 }
 
 /** A projection run by a thread, as queries see it: the position this thread was told it reached. */

@@ -15,6 +15,22 @@ t.test('projectors are shared out over the threads by weight, each exactly once'
   t.equal(threadOf('persons'), threadOf('groups'), 'the lightest captured-event projector joins the heaviest')
 })
 
+t.test('from three threads on, the projections of management writes run apart from the captured-event projectors', async (t) => {
+  const captured = ['persons', 'groups', 'sessions', 'events']
+  for (const count of [3, 4]) {
+    const shares = shareOut(allProjectors, count)
+    t.equal(shares.length, count)
+    t.same(shares.flat().sort(), allProjectors.map((p) => p.name).sort(), 'every projector runs in exactly one thread')
+    const management = shares.at(-1)!
+    t.same([...management].sort(), allProjectors.map((p) => p.name).filter((name) => !captured.includes(name)).sort(), 'the last thread runs every other projection')
+    t.ok(shares.slice(0, -1).every((names) => names.every((name) => captured.includes(name))), 'the others run only captured-event projectors')
+  }
+  const threadOf = (name: string) => shareOut(allProjectors, 3).findIndex((names) => names.includes(name))
+  t.not(threadOf('persons'), threadOf('sessions'))
+  t.equal(threadOf('persons'), threadOf('groups'))
+  t.equal(shareOut(allProjectors, 1).length, 1, 'one thread runs everything')
+})
+
 t.test('the projection threads of a started service run at the configured lower priority and project what is captured', { skip: process.platform !== 'linux' && 'reads /proc' }, async (t) => {
   const dir = tempDir(t)
   const env = { HEDGELOG_DATA_DIR: dir, HEDGELOG_RATE_LIMITS: 'off' }
@@ -22,7 +38,7 @@ t.test('the projection threads of a started service run at the configured lower 
   for (const [nice, expected] of [[undefined, 19], ['7', 7]] as const) {
     const server = await startServer([], { ...env, ...(nice ? { HEDGELOG_PROJECTION_NICE: nice } : {}) })
     const threads = niceOfThreads(server.child.pid!)
-    t.equal(threads.filter((n) => n === expected).length, 2, `two threads at nice ${expected}`)
+    t.equal(threads.filter((n) => n === expected).length, 3, `three threads at nice ${expected}`)
     t.ok(threads.filter((n) => n === 0).length >= 1, 'the HTTP thread keeps the normal priority')
     const distinctId = `thread-${expected}`
     const captured = await fetch(`${server.address}/capture/`, {
