@@ -34,8 +34,9 @@ export const personProperties = {
 /**
  * `/decide?v=3` on the default `serve` with 50 flags and a person with 20 stored properties, as a
  * share of a bare fastify route parsing the same POST and answering the same bytes (closed loop,
- * 64 connections, measured in turns with it), and its p99 at an open-loop rate of a quarter of the bare route's rate: requests
- * evenly spaced and timed from when each was due, with the bare route's p99 at that rate beside it.
+ * 64 connections, measured in turns with it), and its p99 at an open-loop rate of a quarter of the
+ * bare route's rate: requests evenly spaced and timed from when each was due, with the bare
+ * route's p99 at that rate beside it.
  */
 export const decideFigures = async (durationMs: number): Promise<Figure[]> => {
   const installed = await install()
@@ -72,7 +73,8 @@ export const decideFigures = async (durationMs: number): Promise<Figure[]> => {
       measured(TARGETS.decide, closed.percent, comparisonNote(closed)),
       { name: 'bare fastify POST p99 at that open-loop rate (the generator\'s floor)', value: bareOpen.p99Ms, unit: 'ms', note: `p50 ${ms(bareOpen.p50Ms)} ms, max ${ms(bareOpen.maxMs)} ms` },
       measured(TARGETS.decideP99, open.p99Ms, `at ${Math.round(rate)} req/s: p50 ${ms(open.p50Ms)} ms, max ${ms(open.maxMs)} ms, ${Math.round(open.perSecond)} req/s answered, ${open.unanswered} unanswered`),
-    ]  } finally {
+    ]
+  } finally {
     await service.stop()
     installed.remove()
   }

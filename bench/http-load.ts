@@ -18,8 +18,6 @@ export interface LoadOptions {
   readonly bodies?: readonly string[]
   readonly connections: number
   readonly durationMs: number
-  /** Open loop: requests per second over all connections, whatever the answers' pace. */
-  readonly overallRate?: number
 }
 
 /**
@@ -40,8 +38,8 @@ const busyPolling = <T>(work: PromiseLike<T>): Promise<T> => {
 }
 
 /**
- * HTTP load from this process with autocannon: closed loop (each connection sends its next request
- * when the last is answered) unless `overallRate` is given. Any answer other than 2xx, error or
+ * Closed-loop HTTP load from this process with autocannon: each connection sends its next request
+ * when the last is answered (open-loop load is `pacedLoad`'s). Any answer other than 2xx, error or
  * timeout fails the measurement: a figure over failed requests would flatter the server.
  */
 export const load = async (options: LoadOptions): Promise<LoadResult> => {
@@ -53,7 +51,6 @@ export const load = async (options: LoadOptions): Promise<LoadResult> => {
     duration: Math.max(1, Math.round(options.durationMs / 1000)),
     ...(bodies.length === 1 ? { body: bodies[0] } : {}),
     ...(bodies.length > 1 ? { requests: bodies.map((body) => ({ method, body, headers })) } : {}),
-    ...(options.overallRate !== undefined ? { overallRate: Math.max(1, Math.round(options.overallRate)) } : {}),
   }))
   const failed = result.non2xx + result.errors + result.timeouts
   if (failed > 0) throw new Error(`${method} ${options.url}: ${failed} of ${result.requests.total} requests failed`)
@@ -65,7 +62,7 @@ export const load = async (options: LoadOptions): Promise<LoadResult> => {
 
 /** A short closed-loop run first, so the measured one starts warm. */
 export const warmLoad = async (options: LoadOptions): Promise<LoadResult> => {
-  await load({ ...options, durationMs: 1000, overallRate: undefined } as LoadOptions)
+  await load({ ...options, durationMs: 1000 })
   return load(options)
 }
 
@@ -93,9 +90,9 @@ const median = (values: readonly number[]): number => [...values].sort((a, b) =>
 
 /**
  * A served route's closed-loop rate as a share of a bare route's, measured in turns after both are
- * warm: bare then served, `ROUNDS` times, each for a share of `durationMs` (whole seconds, at least one). On a
- * machine whose speed drifts from second to second, each ratio compares two neighbouring runs, and
- * the median ratio is the figure.
+ * warm: bare then served, `ROUNDS` times, each for a share of `durationMs` (whole seconds, at
+ * least one). On a machine whose speed drifts from second to second, each ratio compares two
+ * neighbouring runs, and the median ratio is the figure.
  */
 export const compareWithBare = async (bare: LoadOptions, served: LoadOptions): Promise<Comparison> => {
   await load({ ...bare, durationMs: WARM_UP_MS })
@@ -108,7 +105,7 @@ export const compareWithBare = async (bare: LoadOptions, served: LoadOptions): P
     pairs.push({ bare: baseline, served: measured, percent: (100 * measured.perSecond) / baseline.perSecond })
   }
   const percents = pairs.map((pair) => pair.percent)
-  const middle = pairs.find((pair) => pair.percent === median(percents))!
+  const middle = pairs[percents.indexOf(median(percents))]!
   return { percent: middle.percent, bare: middle.bare, served: middle.served, rounds: percents }
 }
 
