@@ -23,7 +23,16 @@ export interface PacedResult {
   readonly p50Ms: number
   readonly p99Ms: number
   readonly maxMs: number
+  /** When each answer arrived, in ms from the start of the run, in the order they arrived. */
+  readonly answeredAtMs: readonly number[]
 }
+
+/**
+ * Answers per second that arrived from `fromMs` to `toMs` of the run: the rate a server sustained
+ * once past the start, without the run's last, still unanswered, requests counting against it.
+ */
+export const answeredPerSecond = (result: PacedResult, fromMs: number, toMs: number): number =>
+  (result.answeredAtMs.filter((at) => at >= fromMs && at < toMs).length * 1000) / (toMs - fromMs)
 
 /** One answer read off a keep-alive connection: its status once the whole body has arrived. */
 class AnswerReader {
@@ -67,6 +76,7 @@ export const pacedLoad = async (options: PacedOptions): Promise<PacedResult> => 
   const interval = 1000 / options.rate
   const total = Math.floor((options.durationMs / 1000) * options.rate)
   const latencies: number[] = []
+  const answeredAtMs: number[] = []
   const idle: Socket[] = []
   /** Due times of requests waiting for a free connection. */
   const waiting: number[] = []
@@ -98,7 +108,9 @@ export const pacedLoad = async (options: PacedOptions): Promise<PacedResult> => 
       }
       for (const status of statuses) {
         if (status < 200 || status >= 300) failure ??= new Error(`${options.method} ${options.url} answered ${status}`)
-        latencies.push(performance.now() - dueOf.get(socket)!)
+        const now = performance.now()
+        latencies.push(now - dueOf.get(socket)!)
+        answeredAtMs.push(now - started)
         const next = waiting.shift()
         if (next === undefined) idle.push(socket)
         else send(socket, next)
@@ -136,5 +148,6 @@ export const pacedLoad = async (options: PacedOptions): Promise<PacedResult> => 
     p50Ms: percentile(latencies, 0.5),
     p99Ms: percentile(latencies, 0.99),
     maxMs: percentile(latencies, 1),
+    answeredAtMs,
   }
 }

@@ -1,7 +1,7 @@
 import t, { type Test } from 'tap'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { pacedLoad } from '../../bench/paced-load.js'
+import { answeredPerSecond, pacedLoad } from '../../bench/paced-load.js'
 
 /** A local server whose answer to each request `handle` decides; resolves with its URL and the arrival times. */
 const serve = async (t: Test, handle: (n: number, request: IncomingMessage, response: ServerResponse) => void) => {
@@ -63,6 +63,22 @@ t.test('a request never answered counts with the time it waited, and the run sti
   t.equal(result.sent, 20)
   t.equal(result.unanswered, 1)
   t.ok(result.maxMs >= 400, `the unanswered request counts ${result.maxMs.toFixed(0)} ms`)
+})
+
+t.test('the answered rate of a window counts the answers that arrived in it, so a server falling behind shows', async (t) => {
+  const keepsUp = await serve(t, (_n, _request, response) => ok(response))
+  const kept = await pacedLoad({ url: keepsUp.url, method: 'POST', body: '{}', rate: 200, durationMs: 1000, connections: 4 })
+  t.equal(kept.answeredAtMs.length, 200)
+  t.ok(kept.answeredAtMs.every((at, i) => i === 0 || at >= kept.answeredAtMs[i - 1]!), 'in arrival order')
+  const keptRate = answeredPerSecond(kept, 250, 750)
+  t.ok(keptRate >= 190 && keptRate <= 210, `a server that keeps up answers ${keptRate} per second in the middle`)
+  // One connection and 10 ms per answer: at most 100 answers a second while 200 fall due.
+  const slow = await serve(t, (_n, _request, response) => setTimeout(() => ok(response), 10))
+  const behind = await pacedLoad({ url: slow.url, method: 'POST', body: '{}', rate: 200, durationMs: 1000, connections: 1, graceMs: 2000 })
+  t.equal(behind.unanswered, 0, 'every request is answered in the grace')
+  const behindRate = answeredPerSecond(behind, 250, 750)
+  t.ok(behindRate <= 110, `a server that falls behind answers ${behindRate} per second in the middle`)
+  t.ok(behind.perSecond < 120, `and ${behind.perSecond.toFixed(0)} per second over the whole run`)
 })
 
 t.test('an answer other than 2xx fails the run', async (t) => {
