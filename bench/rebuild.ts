@@ -1,4 +1,5 @@
 import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { SqliteEventLog } from '../src/eventlog/sqlite.js'
 import { SqliteReadStore } from '../src/readstore/sqlite.js'
 import { digestProjection } from '../projections/digest.js'
@@ -9,7 +10,7 @@ import { positionToString } from '../src/eventlog/port.js'
 import { flags, personProperties } from './decide.js'
 import type { Figure } from './figures.js'
 import { openLoop } from './open-loop.js'
-import { startHedgelog } from './processes.js'
+import { run, startHedgelog } from './processes.js'
 import { client, install, percentile, projected } from './setup.js'
 import { TARGETS, measured, verdict } from './targets.js'
 
@@ -19,6 +20,7 @@ const BATCH = 1000
 const PROBE_RATE = 100
 const IDLE_SETTLE_MS = 10_000
 const IDLE_WINDOW_MS = 15_000
+const STORE_LIMIT = fileURLToPath(new URL('./store-limit.js', import.meta.url))
 
 /**
  * The captured event number `i` of a history over 100,000 people: anonymous ids, a fifth of them
@@ -122,13 +124,22 @@ export const rebuildFigures = async (total: number): Promise<Figure[]> => {
     ])
     const rebuildSeconds = (performance.now() - rebuildStarted) / 1000
     const after = await digests(store, registry)
+    // The store's own share of the same work, over the same log, with nothing else running.
+    await service.stop()
+    const alone = JSON.parse(await run([STORE_LIMIT, join(installed.dir, 'events.sqlite'), join(installed.dir, 'store-limit.sqlite')], {})) as { events: number; seconds: number }
+    const storeRate = alone.events / alone.seconds
 
     const idle = { decide: percentile(idleDecide.latencies, 0.99), dashboard: percentile(idleDashboard.latencies, 0.99) }
     const busy = { decide: percentile(busyDecide.latencies, 0.99), dashboard: percentile(busyDashboard.latencies, 0.99) }
     const failures = idleDecide.failures + idleDashboard.failures + busyDecide.failures + busyDashboard.failures
     return [
       { name: `live projection of ${total.toLocaleString('en-US')} captured events, ingested at full speed`, value: total / liveSeconds, unit: 'events/s' },
-      measured(TARGETS.rebuild(total), total / rebuildSeconds, `${rebuildSeconds.toFixed(1)} s for every projection`),
+      {
+        name: 'the store alone over the same log: the read models\' documents written by two threads', value: storeRate, unit: 'events/s',
+        note: `better-sqlite3 only, ${alone.events.toLocaleString('en-US')} events in ${alone.seconds.toFixed(1)} s (bench/store-limit-work.ts)`,
+      },
+      measured(TARGETS.rebuild(total), total / rebuildSeconds,
+        `${rebuildSeconds.toFixed(1)} s for every projection; ${((100 * total) / rebuildSeconds / storeRate).toFixed(0)} % of the store alone`),
       ...allProjectors.map((projector) => verdict(TARGETS.digest(projector.name), live.get(projector.name) === after.get(projector.name))),
       measured(TARGETS.decideUnderRebuild, failures > 0 ? Number.POSITIVE_INFINITY : busy.decide / idle.decide, `p99 ${busy.decide.toFixed(1)} ms vs ${idle.decide.toFixed(1)} ms idle at ${PROBE_RATE} req/s, ${failures} failed`),
       measured(TARGETS.dashboardUnderRebuild, failures > 0 ? Number.POSITIVE_INFINITY : busy.dashboard / idle.dashboard, `p99 ${busy.dashboard.toFixed(1)} ms vs ${idle.dashboard.toFixed(1)} ms idle at ${PROBE_RATE} req/s`),

@@ -1,0 +1,23 @@
+import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads'
+import { projectShare, type Share } from './store-limit-work.js'
+
+/**
+ * `node store-limit.js <log file> <store file>`: the store's share of projecting every captured
+ * event of a log (see `projectShare`), split over two threads as the projection threads split it.
+ * Prints `{"events": …, "seconds": …}`.
+ */
+if (isMainThread) {
+  const [logPath, storePath] = process.argv.slice(2)
+  if (logPath === undefined || storePath === undefined) throw new Error('usage: store-limit <log file> <store file>')
+  const started = performance.now()
+  const shares: Share[] = ['people', 'activity']
+  const counts = await Promise.all(shares.map((share) => new Promise<number>((resolve, reject) => {
+    const worker = new Worker(new URL(import.meta.url), { workerData: { share, logPath, storePath } })
+    worker.once('message', resolve)
+    worker.once('error', reject)
+  })))
+  process.stdout.write(`${JSON.stringify({ events: counts[0], seconds: (performance.now() - started) / 1000 })}\n`)
+} else {
+  const { share, logPath, storePath } = workerData as { share: Share; logPath: string; storePath: string }
+  parentPort!.postMessage(projectShare(share, logPath, storePath))
+}
