@@ -1,13 +1,13 @@
 import Database from 'better-sqlite3'
 
 /**
- * The store's share of projecting captured events, and nothing else: what any projection of the
- * four captured-event read models must do in the embedded store, done with better-sqlite3 at its
- * plainest. It reads and parses the log's `EventsCaptured` rows, and writes documents of the
+ * The store's share of projecting captured events, and nothing else: what projecting into the four
+ * captured-event read models, stored as they are, takes in the embedded store, done with
+ * better-sqlite3 at its plainest. It reads and parses the log's `EventsCaptured` rows, and writes documents of the
  * shapes and sizes the read models hold, under the same indexes, in the same kind of file (WAL,
  * `synchronous=NORMAL`), one transaction per log row with a checkpoint row moved in it. Person
  * merges, property rules and quarantine are left out, so it bounds from above what the projectors
- * can reach on a machine.
+ * can reach on a machine with the read models laid out as they are.
  */
 
 /** `people`: persons, their distinct ids and groups; `activity`: events and sessions. As the projection threads split them. */
