@@ -18,14 +18,22 @@ interface Captured {
   readonly event: string
   readonly distinct_id: string
   readonly timestamp: string
+  readonly ip: string | null
   readonly properties: Record<string, unknown>
 }
 
 type Doc = Record<string, unknown>
 
+/** The value at a dotted path of a document, as an indexed column holds it (objects aside: none are indexed here). */
+const valueAt = (doc: Doc, field: string): unknown => {
+  let value: unknown = doc
+  for (const segment of field.split('.')) value = value !== null && typeof value === 'object' ? (value as Doc)[segment] : undefined
+  return value ?? null
+}
+
 const TABLES: Record<Share, Record<string, string[][]>> = {
   people: {
-    persons: [['environment_id', 'created_at'], ['environment_id', 'id'], ['environment_id', 'email']],
+    persons: [['environment_id', 'created_at'], ['environment_id', 'id'], ['environment_id', 'properties.email']],
     distinct_ids: [],
     groups: [['environment_id', 'group_type_index', 'created_at']],
   },
@@ -58,7 +66,7 @@ class Collection {
 
   /** What `store` writes for the document: its JSON text and indexed fields, made outside the transaction. */
   encode(id: string, doc: Doc): unknown[] {
-    return [id, JSON.stringify(doc), ...this.fields.map((field) => doc[field] ?? null)]
+    return [id, JSON.stringify(doc), ...this.fields.map((field) => valueAt(doc, field))]
   }
 
   store(values: unknown[]): void {
@@ -113,27 +121,26 @@ const people = (collections: Map<string, Collection>) => {
   const groups = collections.get('groups')!
   let lastId = 0
   return (batch: Batch, environmentId: number, event: Captured): void => {
-    const mark = (collection: Collection, id: string, doc: Doc) => batch.set(collection, id, doc)
     const mappingId = `${environmentId}:${event.distinct_id}`
     const mapping = batch.get(distinctIds, mappingId)
     const set = (event.properties['$set'] ?? {}) as Doc
     if (mapping === null) {
       const uuid = event.uuid
-      mark(distinctIds, mappingId, { environment_id: environmentId, distinct_id: event.distinct_id, person_id: uuid })
-      mark(persons, `${environmentId}:${uuid}`, {
+      batch.set(distinctIds, mappingId, { environment_id: environmentId, distinct_id: event.distinct_id, person_id: uuid })
+      batch.set(persons, `${environmentId}:${uuid}`, {
         id: ++lastId, uuid, environment_id: environmentId, properties: { $initial_browser: event.properties['$browser'], $initial_current_url: event.properties['$current_url'], ...set, $creator_event_uuid: event.uuid },
         distinct_ids: [event.distinct_id], is_identified: false, created_at: event.timestamp, version: 0,
       })
     } else {
       const personId = `${environmentId}:${String(mapping['person_id'])}`
       const person = batch.get(persons, personId)
-      if (person !== null) mark(persons, personId, { ...person, properties: { ...(person['properties'] as Doc), ...set }, version: Number(person['version']) + 1 })
+      if (person !== null) batch.set(persons, personId, { ...person, properties: { ...(person['properties'] as Doc), ...set }, version: Number(person['version']) + 1 })
     }
     const eventGroups = (event.properties['$groups'] ?? {}) as Record<string, string>
     for (const [index, [type, key]] of Object.entries(eventGroups).entries()) {
       const groupId = `${environmentId}:${index}:${key}`
       if (batch.get(groups, groupId) === null) {
-        mark(groups, groupId, { environment_id: environmentId, group_type_index: index, group_type: type, group_key: key, group_properties: {}, created_at: event.timestamp })
+        batch.set(groups, groupId, { environment_id: environmentId, group_type_index: index, group_type: type, group_key: key, group_properties: {}, created_at: event.timestamp })
       }
     }
   }
@@ -144,7 +151,12 @@ const activity = (collections: Map<string, Collection>) => {
   const sessions = collections.get('sessions')!
   return (batch: Batch, environmentId: number, event: Captured): void => {
     const id = `${environmentId}:${event.uuid}`
-    batch.add(events, id, { environment_id: environmentId, uuid: event.uuid, event: event.event, distinct_id: event.distinct_id, timestamp: event.timestamp, properties: event.properties, elements_chain: '' })
+    const { properties } = event
+    const initial = { $initial_browser: properties['$browser'], $initial_current_url: properties['$current_url'] }
+    batch.add(events, id, {
+      environment_id: environmentId, uuid: event.uuid, event: event.event, distinct_id: event.distinct_id, timestamp: event.timestamp,
+      properties: { ...properties, $ip: event.ip, $set_once: initial }, elements_chain: '',
+    })
     const sessionId = event.properties['$session_id']
     if (typeof sessionId !== 'string') return
     const key = `${environmentId}:${sessionId}`

@@ -42,16 +42,22 @@ t.test('given more heavy requests than may be written at once, when they arrive,
 t.test('given two turns at once, when three requests arrive, then two are written together and the third waits', async (t) => {
   const pool = new DecodePool({ inFlight: 2 })
   t.teardown(() => pool.close())
+  let started = 0
   let writing = 0
   let mostAtOnce = 0
   const write = async () => {
+    started++
     writing++
     mostAtOnce = Math.max(mostAtOnce, writing)
-    await new Promise((resolve) => setTimeout(resolve, 50))
+    // The first write holds its turn until a second has started beside it (however slowly the
+    // decoding threads start on a busy machine), or long enough to show that none may.
+    for (const until = Date.now() + 5000; started < 2 && Date.now() < until;) await new Promise((resolve) => setTimeout(resolve, 5))
+    await new Promise((resolve) => setTimeout(resolve, 20))
     writing--
   }
   await Promise.all([1, 2, 3].map((n) => pool.inTurn(batchJob(n), context, write)))
-  t.equal(mostAtOnce, 2)
+  t.equal(started, 3)
+  t.equal(mostAtOnce, 2, 'two at once, never three')
 })
 
 t.test('given a request that is refused or whose write fails, when its turn ends, then the next one has its turn', async (t) => {
