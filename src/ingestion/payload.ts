@@ -56,4 +56,4 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
 /** Whether every event kept (performance events aside) carries its own UUID: the request is then named by its content. */
 export const namedByContent = (request: CaptureRequest): boolean =>
-  withoutPerformanceEvents(request.events).every((e) => typeof e['uuid'] === 'string' && UUID.test(e['uuid']))
+  request.events.every((e) => e['event'] === '$performance_event' || (typeof e['uuid'] === 'string' && UUID.test(e['uuid'])))
