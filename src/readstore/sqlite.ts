@@ -350,8 +350,16 @@ export class SqliteReadStore implements ReadStore {
     }
   }
 
+  /**
+   * Like taking a lease, releasing one never waits out another connection's write: when the file
+   * is locked the lease is left to lapse at its expiry, which is also what a crash leaves.
+   */
   async releaseLease(name: string, owner: string): Promise<void> {
-    this.statement('DELETE FROM leases WHERE name = ? AND owner = ?').run(name, owner)
+    try {
+      this.statement('DELETE FROM leases WHERE name = ? AND owner = ?').run(name, owner)
+    } catch (error) {
+      if ((error as { code?: unknown }).code !== 'SQLITE_BUSY') throw error
+    }
   }
 
   async close(): Promise<void> {

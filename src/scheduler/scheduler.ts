@@ -50,7 +50,8 @@ export const startScheduler = (options: SchedulerOptions): Scheduler => {
       stopped = true
       clearInterval(timer)
       await running
-      await options.store.releaseLease('scheduler', options.owner)
+      // A lease that cannot be released lapses at its expiry; shutting down goes on either way.
+      await options.store.releaseLease('scheduler', options.owner).catch((error: unknown) => options.onError?.('scheduler', error))
     },
   }
 }

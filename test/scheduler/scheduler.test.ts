@@ -46,6 +46,19 @@ t.test('a failing job is reported and does not stop the others', async (t) => {
   t.ok(errors.length >= 1 && errors.every((job) => job === 'broken'))
 })
 
+t.test('stopping goes through when the lease cannot be released, and says why', async (t) => {
+  const store = new SqliteReadStore({ path: ':memory:' })
+  const errors: { job: string; error: unknown }[] = []
+  const scheduler = startScheduler({ store, owner: 'x', tickMs: 10, jobs: [], onError: (job, error) => errors.push({ job, error }) })
+  await new Promise((resolve) => setTimeout(resolve, 50))
+  t.equal(await store.acquireLease('scheduler', 'y', 1000), false, 'x holds the lease')
+  await store.close()
+  await t.resolves(scheduler.stop())
+  t.equal(errors.length, 1)
+  t.equal(errors[0]!.job, 'scheduler')
+  t.match(String(errors[0]!.error), /not open/)
+})
+
 t.test('the watchdog warns about a projection that is behind and not moving, and only then', async (t) => {
   const log = new SqliteEventLog({ path: ':memory:' })
   const store = new SqliteReadStore({ path: ':memory:' })
