@@ -75,7 +75,8 @@ class Collection {
 }
 
 /**
- * The documents one log row touches, each read once (outside any transaction) and written once;
+ * The documents one log row touches, each read once (in one read transaction, before the write
+ * transaction) and written once;
  * documents only ever written (events) are kept in a list.
  */
 class Batch {
@@ -192,12 +193,15 @@ export const projectShare = (share: Share, logPath: string, storePath: string): 
     for (const [collection, values] of writes) collection.store(values)
     checkpoint.run(share, position)
   })
+  const reading = db.transaction((read: () => void) => read())
   for (let after = 0; ;) {
     const rows = page.all(after) as { global_position: number; data: string }[]
     for (const row of rows) {
       const data = JSON.parse(row.data) as { environmentId: number; events: Captured[] }
       const batch = new Batch()
-      for (const event of data.events) apply(batch, data.environmentId, event)
+      // One snapshot for all of a row's reads: each read alone would open and close a read
+      // transaction of its own, which costs more than the read (the store batches its reads too).
+      reading(() => { for (const event of data.events) apply(batch, data.environmentId, event) })
       commit.immediate(batch.writes(), row.global_position)
       count += data.events.length
     }
