@@ -59,6 +59,13 @@ const asDecideRefusal = (error: unknown): unknown => {
  * `/decide` (v1–v4) and `/flags` (v1, v2): flag values for one distinct id, from the flag,
  * person and group read models, overridden by what the request sends.
  */
+/**
+ * Decide's bound on a request body, received and decoded: far above any SDK's request (a person's
+ * and its groups' properties), and small enough that parsing and reading it holds the event loop
+ * for a few tens of milliseconds at most, whatever it holds.
+ */
+export const DECIDE_BODY_BYTES = 256 * 1024
+
 /** The query parameters decide reads (ingestion's decoder reads its own: `compression`, `data`, `ip`…). */
 const DecideQuery = queryOf('v', 'config', 'token', 'api_key')
 type DecideQuery = z.infer<typeof DecideQuery>
@@ -118,7 +125,7 @@ export const decideRoutes: FastifyPluginAsync<DecideDeps> = async (app, deps) =>
 
   const handle = async (request: FastifyRequest<{ Querystring: DecideQuery }>, reply: FastifyReply) => {
     const routing = decideVersion(request.url, request.query)
-    const asked = readDecideRequest(request.method === 'GET' ? {} : await decodeIngestBody(request), request.query)
+    const asked = readDecideRequest(request.method === 'GET' ? {} : await decodeIngestBody(request, { maxDecodedBytes: DECIDE_BODY_BYTES }), request.query)
     if (asked.token === null) throw refuse(401, 'authentication_error', 'no_api_key', NO_TOKEN)
     const environmentId = await tokens.resolve(asked.token)
     if (environmentId === null) throw refuse(401, 'authentication_error', 'invalid_api_key', BAD_TOKEN)
@@ -132,7 +139,7 @@ export const decideRoutes: FastifyPluginAsync<DecideDeps> = async (app, deps) =>
   }
 
   for (const path of ['/decide', '/flags']) {
-    app.route<{ Querystring: DecideQuery }>({ method: ['GET', 'POST'], url: path, bodyLimit: 20 * 1024 * 1024, schema: { querystring: DecideQuery }, handler: handle })
+    app.route<{ Querystring: DecideQuery }>({ method: ['GET', 'POST'], url: path, bodyLimit: DECIDE_BODY_BYTES, schema: { querystring: DecideQuery }, handler: handle })
     app.options(path, answerPreflight)
   }
 }

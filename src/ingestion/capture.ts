@@ -37,6 +37,8 @@ export interface CaptureInput extends IngestRequestLike {
    * names each batch by its content); a fresh ULID otherwise.
    */
   readonly batchId?: string
+  /** posthog-node's v1 body, whose token came in `Authorization`: decoded as the rest, then read as a batch. */
+  readonly v1Token?: string
 }
 
 export interface CaptureOutcome {

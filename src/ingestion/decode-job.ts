@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto'
+import { v1AsBatch } from './capture-v1.js'
 import { decodeIngestText, parseIngestJson, type IngestRequestLike } from './decode.js'
 import { tooLarge } from './errors.js'
 import { MAX_EVENTS_PER_REQUEST, OFF_LOOP_BYTES } from './limits.js'
@@ -11,6 +12,8 @@ export interface DecodeJob {
   readonly query: { readonly data?: string; readonly compression?: string }
   readonly engage: boolean
   readonly maxDecodedBytes?: number
+  /** Set for posthog-node's v1 body (`{created_at, batch}`): the project token its header carried. */
+  readonly v1Token?: string
 }
 
 /** A decoded request, and what the rest of capture needs to know of the text it came from. */
@@ -27,7 +30,7 @@ export interface DecodedRequest {
 const stringOrUndefined = (value: unknown): string | undefined => (typeof value === 'string' ? value : Array.isArray(value) && typeof value[0] === 'string' ? value[0] : undefined)
 
 /** Keeps only what the decoder reads of a request, so it can be posted to a thread. */
-export const decodeJobOf = (input: IngestRequestLike & { readonly engage?: boolean; readonly maxDecodedBytes?: number }): DecodeJob => {
+export const decodeJobOf = (input: IngestRequestLike & { readonly engage?: boolean; readonly maxDecodedBytes?: number; readonly v1Token?: string }): DecodeJob => {
   const query = (input.query !== null && typeof input.query === 'object' ? input.query : {}) as Record<string, unknown>
   const { body } = input
   const data = stringOrUndefined(query['data'])
@@ -40,6 +43,7 @@ export const decodeJobOf = (input: IngestRequestLike & { readonly engage?: boole
     query: { ...(data === undefined ? {} : { data }), ...(compression === undefined ? {} : { compression }) },
     engage: input.engage === true,
     ...(input.maxDecodedBytes === undefined ? {} : { maxDecodedBytes: input.maxDecodedBytes }),
+    ...(input.v1Token === undefined ? {} : { v1Token: input.v1Token }),
   }
 }
 
@@ -90,7 +94,8 @@ export const sha256OfText = (text: string): string => {
 export const runDecodeJob = async (job: DecodeJob): Promise<DecodedRequest> => {
   const body = job.body instanceof Uint8Array && !Buffer.isBuffer(job.body) ? Buffer.from(job.body.buffer, job.body.byteOffset, job.body.byteLength) : job.body
   const text = await decodeIngestText({ body, headers: job.headers, query: job.query }, job.maxDecodedBytes === undefined ? {} : { maxDecodedBytes: job.maxDecodedBytes })
-  const request = readCaptureRequest(parseIngestJson(text), { engage: job.engage })
+  const json = parseIngestJson(text)
+  const request = readCaptureRequest(job.v1Token === undefined ? json : v1AsBatch(json, job.v1Token), { engage: job.engage })
   checkEventCount(request.events.length)
   return { request, textBytes: Buffer.byteLength(text), digest: namedByContent(request) ? sha256OfText(text) : null }
 }

@@ -5,10 +5,9 @@ import type { z } from 'zod'
 import { clientIp } from '../http/client-ip.js'
 import { queryOf } from '../http/zod.js'
 import { capture } from './capture.js'
-import { v1AsBatch, v1Token } from './capture-v1.js'
-import { decodeIngestBody } from './decode.js'
+import { v1Token } from './capture-v1.js'
 import { answerPreflight } from './cors.js'
-import { CaptureError, decodingFailed, internalError, tooLarge } from './errors.js'
+import { CaptureError, decodingFailed, internalError, tooLarge, unknownToken } from './errors.js'
 import { TokenResolver } from './environments.js'
 import { DecodePool } from './decode-pool.js'
 
@@ -82,14 +81,17 @@ export const ingestRoutes: FastifyPluginAsync<IngestDeps> = async (app, deps) =>
   }
 
   // posthog-node's opt-in v1 mode: the token in the Authorization header, one JSON batch per request.
+  // The token is known before the body is read, so a request for no project costs no decoding;
+  // the body is then decoded like any other, on a decoding thread when it is heavy.
   app.post('/i/v1/analytics/events', { bodyLimit: BATCH_BODY_LIMIT }, async (request, reply) => {
     const token = v1Token(request.headers.authorization)
-    const batch = v1AsBatch(await decodeIngestBody(request), token)
+    if (await tokens.resolve(token) === null) throw unknownToken()
     await capture({
       log: deps.log,
       resolveToken: (candidate) => tokens.resolve(candidate),
       onDrop: (reason) => request.log.debug({ reason }, 'event dropped'),
-    }, { body: Buffer.from(JSON.stringify(batch)), headers: { 'content-type': 'application/json' }, query: {}, ip: clientIp(request.headers['x-forwarded-for'], request.socket.remoteAddress) })
+      decoder,
+    }, { body: request.body, headers: request.headers, query: request.query, ip: clientIp(request.headers['x-forwarded-for'], request.socket.remoteAddress), v1Token: token })
     return reply.send({ results: {} })
   })
   app.options('/i/v1/analytics/events', answerPreflight)

@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs'
 import { setFlagsFromString } from 'node:v8'
 import { runInNewContext } from 'node:vm'
 import { gzipSync } from 'node:zlib'
+import { DECIDE_BODY_BYTES } from '../../src/decide/routes.js'
 import { MAX_EVENTS_PER_REQUEST } from '../../src/ingestion/limits.js'
 import { exited, runCli, startServer } from '../support/cli.js'
 import { tempDir } from '../support/temp.js'
@@ -124,6 +125,66 @@ t.test('a started service under heavy ingestion requests', async (t) => {
       rss = rssOf(pid)
     }
     t.ok(rss <= startRss * 1.2, `RSS came back within 20 % of its start once the projections caught up: ${Math.round(rss / MiB)} MiB from ${Math.round(startRss / MiB)} MiB, ${(rss / startRss).toFixed(2)} ×`)
+  })
+
+  await t.test('given bodies of a million properties on the v1 capture route and on decide, when they are posted, then each is refused at once and health keeps being answered', async (t) => {
+    const million = (): Record<string, number> => {
+      const properties: Record<string, number> = {}
+      for (let i = 0; i < 1_000_000; i++) properties[`k${i}`] = 1
+      return properties
+    }
+    const event = { event: 'e', uuid: randomUUID(), distinct_id: 'd', timestamp: new Date().toISOString(), properties: million() }
+    const v1Body = gzipSync(JSON.stringify({ created_at: new Date().toISOString(), batch: [event] }))
+    const decideBody = (sent: string) => gzipSync(JSON.stringify({ token: sent, distinct_id: 'd', person_properties: million() }))
+    const [unknownDecide, knownDecide] = [decideBody('phc_unknown'), decideBody(token)]
+    collectOwnGarbage()
+    const probes = await probeHealth(server.address)
+    const took: number[] = []
+    const timed = async (path: string, body: Buffer, headers: Record<string, string>) => {
+      const started = performance.now()
+      const answer = await post(server.address, path, body, headers)
+      took.push(performance.now() - started)
+      return answer
+    }
+    const v1Unknown = await timed('/i/v1/analytics/events', v1Body, { ...gzipHeaders, authorization: 'Bearer phc_unknown' })
+    const v1Known = await timed('/i/v1/analytics/events', v1Body, { ...gzipHeaders, authorization: `Bearer ${token}` })
+    const decideUnknown = await timed('/decide/?v=3', unknownDecide, gzipHeaders)
+    const decideKnown = await timed('/decide/?v=3', knownDecide, gzipHeaders)
+    await sleep(300)
+    const times = await probes.stop()
+    t.equal(v1Unknown.status, 403, 'v1 with a token of no project: refused before its body is read')
+    t.equal((JSON.parse(v1Unknown.body) as { code: string }).code, 'ingest_key_unknown')
+    t.equal(v1Known.status, 413, 'v1 with a real token: the 12 MB event is too large')
+    t.equal((JSON.parse(v1Known.body) as { code: string }).code, 'payload_too_large')
+    for (const [name, answer] of [['unknown', decideUnknown], ['known', decideKnown]] as const) {
+      t.equal(answer.status, 413, `decide with the ${name} token: refused as too large`)
+      t.equal((JSON.parse(answer.body) as { code: string }).code, 'request_too_large')
+    }
+    const [v1UnknownMs, , ...decideMs] = took
+    t.ok(v1UnknownMs! < 500, `v1 with no project's token answered in ${Math.round(v1UnknownMs!)} ms`)
+    t.ok(decideMs.every((ms) => ms < 1000), `decide answered in ${decideMs.map(Math.round).join(' and ')} ms`)
+    t.comment(`v1 with the real token answered in ${Math.round(took[1]!)} ms, decoded on a decoding thread`)
+    t.ok(times.length >= 3, `health was probed ${times.length} times`)
+    t.ok(Math.max(...times) < 50, `every health probe answered within 50 ms (slowest ${Math.round(Math.max(...times))} ms)`)
+  })
+
+  await t.test('given decide bodies of the largest size, made of tiny person properties, when they are posted, then they are answered and health keeps being answered', async (t) => {
+    const properties: Record<string, number> = {}
+    // Each property adds `"k<i>":<i>,` to the JSON text: twice its digits and five characters.
+    for (let i = 0, chars = 0; chars < DECIDE_BODY_BYTES - 2 * 1024; i++) {
+      properties[`k${i}`] = i
+      chars += 2 * String(i).length + 5
+    }
+    const body = Buffer.from(JSON.stringify({ token, distinct_id: 'd', person_properties: properties }))
+    t.ok(body.length <= DECIDE_BODY_BYTES && body.length > DECIDE_BODY_BYTES * 0.95, `the body is ${body.length} bytes, just within decide's bound`)
+    const probes = await probeHealth(server.address)
+    const answers = []
+    for (let i = 0; i < 3; i++) answers.push(await post(server.address, '/decide/?v=3', body, { 'content-type': 'application/json' }))
+    await sleep(300)
+    const times = await probes.stop()
+    t.same(answers.map((a) => a.status), [200, 200, 200])
+    t.ok(times.length >= 3, `health was probed ${times.length} times`)
+    t.ok(Math.max(...times) < 50, `every health probe answered within 50 ms (slowest ${Math.round(Math.max(...times))} ms)`)
   })
 
   await t.test('given one event more than a request may hold, when it is posted, then it is refused with 413 and nothing is written', async (t) => {
