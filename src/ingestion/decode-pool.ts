@@ -1,6 +1,6 @@
 import { Worker } from 'node:worker_threads'
 import type { DecodeJob, DecodedRequest } from './decode-job.js'
-import { CaptureError, internalError, tooLarge } from './errors.js'
+import { CaptureError, internalError, tooLarge, unavailable } from './errors.js'
 import { eventsOfChunks } from './chunks.js'
 import { returnFreeMemory } from '../kernel/free-memory.js'
 import type { CaptureRequest } from './payload.js'
@@ -47,6 +47,13 @@ export interface DecodePoolOptions {
    * more than 32 MiB of such memory. Default 1.
    */
   readonly inFlight?: number
+  /**
+   * Heavy requests the pool holds at once, at most: sent to a thread, decoding, decoded and
+   * waiting for their turn, or being written. Each may hold some 40 MiB (its body, its text, its
+   * events) until it is written, so past this a heavy request is refused with a retryable 503
+   * instead of growing the process's memory without bound. Default 8.
+   */
+  readonly maxHeld?: number
 }
 
 /**
@@ -60,7 +67,9 @@ export class DecodePool {
   private readonly idleMs: number
   private readonly heapMb: number
   private readonly inFlight: number
+  private readonly maxHeld: number
   private running = 0
+  private held = 0
   private readonly waiting: (() => void)[] = []
 
   constructor(options: DecodePoolOptions = {}) {
@@ -68,6 +77,7 @@ export class DecodePool {
     this.idleMs = options.idleMs ?? 2000
     this.heapMb = options.heapMb ?? 1024
     this.inFlight = Math.max(1, options.inFlight ?? 1)
+    this.maxHeld = Math.max(this.inFlight, options.maxHeld ?? 8)
   }
 
   /**
@@ -76,6 +86,16 @@ export class DecodePool {
    * others wait, decoded, on their threads.
    */
   async inTurn<T>(job: DecodeJob, context: PrepareContext, write: (decoded: Prepared) => Promise<T>): Promise<T> {
+    if (this.held >= this.maxHeld) throw unavailable()
+    this.held++
+    try {
+      return await this.heldInTurn(job, context, write)
+    } finally {
+      this.held--
+    }
+  }
+
+  private async heldInTurn<T>(job: DecodeJob, context: PrepareContext, write: (decoded: Prepared) => Promise<T>): Promise<T> {
     const { thread, id, result } = this.start(job, context)
     // Settled while it waits for its turn (a thread that failed): handled when the turn comes.
     result.catch(() => undefined)

@@ -71,3 +71,17 @@ t.test('given a request that is refused or whose write fails, when its turn ends
   await t.rejects(failing, /the write failed/)
   t.equal(await next, 4, 'the next request is written')
 })
+
+t.test('given as many heavy requests held as the pool may hold, when one more arrives, then it is refused with a retryable 503 and the others are written', async (t) => {
+  const pool = new DecodePool({ inFlight: 1, maxHeld: 2 })
+  t.teardown(() => pool.close())
+  let release = (): void => undefined
+  const gate = new Promise<void>((resolve) => { release = resolve })
+  const held = [pool.inTurn(batchJob(2), context, async (decoded) => { await gate; return accepted(decoded) }), pool.inTurn(batchJob(3), context, async (decoded) => accepted(decoded))]
+  const refusal = await pool.inTurn(batchJob(4), context, async () => 'never').then(() => null, (error: unknown) => error)
+  t.ok(refusal instanceof CaptureError, 'refused in capture\'s shape')
+  t.match(refusal, { status: 503, code: 'service_unavailable' })
+  release()
+  t.same(await Promise.all(held), [2, 3], 'the held requests are written')
+  t.equal(await pool.inTurn(batchJob(5), context, async (decoded) => accepted(decoded)), 5, 'once they are written, the pool takes requests again')
+})
