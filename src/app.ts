@@ -14,7 +14,7 @@ import { inviteRoutes } from './invites/routes.js'
 import { activityLogRoutes } from './activity/routes.js'
 import { useAuth } from './auth/authenticate.js'
 import { KeyRateLimiter, useRateLimits, type RateWindow } from './auth/rate-limit.js'
-import { useErrorHandling } from './http/errors.js'
+import { answerFrameworkError, useErrorHandling } from './http/errors.js'
 import { healthRoutes } from './http/health.js'
 import { awaitCaughtUpForReads } from './http/caught-up.js'
 import { StoreFaults } from './http/store-faults.js'
@@ -89,6 +89,7 @@ export const buildApp = async (deps: AppDeps): Promise<FastifyInstance> => {
     http: { connectionsCheckingInterval: Math.min(1000, headersTimeout), headersTimeout },
     // Requests are logged by our own hook, so that keys in query strings never reach the logs.
     logController: new LogController({ disableRequestLogging: true }),
+    frameworkErrors: answerFrameworkError,
   })
   app.server.maxConnections = deps.maxConnections ?? MAX_CONNECTIONS
   recordRoutes(app)

@@ -1,4 +1,4 @@
-import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { ZodError } from 'zod'
 import { DomainError, type ErrorType } from '../kernel/errors.js'
 import { Throttled } from '../auth/rate-limit.js'
@@ -49,6 +49,22 @@ export const toHttpError = (error: unknown, request: FastifyRequest): { status: 
   if (status === 400) return { status, body: body('validation_error', 'parse_error', `Malformed request: ${fastifyError.message ?? 'unreadable body'}`) }
   if (status >= 400 && status < 500) return { status, body: body('invalid_request', 'invalid_request', fastifyError.message ?? 'Invalid request.') }
   return { status: 500, body: body('server_error', 'error', 'A server error occurred.') }
+}
+
+/**
+ * What the router refuses before any route runs (a path parameter past its length, a path that is
+ * not valid percent-encoding), in PostHog's shape instead of the framework's, without echoing
+ * the path back.
+ */
+export const answerFrameworkError = (error: FastifyError, request: FastifyRequest, reply: FastifyReply): void => {
+  if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
+    void reply.status(414).send(body('invalid_request', 'uri_too_long', 'A segment of the path is too long.'))
+  } else if (error.code === 'FST_ERR_BAD_URL') {
+    void reply.status(400).send(body('invalid_request', 'invalid_url', 'The path is not valid percent-encoding.'))
+  } else {
+    const { status, body: payload } = toHttpError(error, request)
+    void reply.status(status).send(payload)
+  }
 }
 
 export const useErrorHandling = (app: FastifyInstance): void => {

@@ -43,3 +43,14 @@ t.test('a body that fails its schema names the first bad field as PostHog does',
   t.match(nested.json(), { type: 'validation_error', code: 'invalid_input', attr: 'tiles__0__color' })
   t.equal((await post({ name: 'x' })).statusCode, 200)
 })
+
+t.test('what the router refuses before any route runs is answered in PostHog\'s shape, without the path', async (t) => {
+  const { app } = await world(t)
+  const long = 'x'.repeat(8000)
+  const tooLong = await app.inject({ method: 'GET', url: `/array/${long}/config` })
+  t.equal(tooLong.statusCode, 414)
+  t.same(tooLong.json(), { type: 'invalid_request', code: 'uri_too_long', detail: 'A segment of the path is too long.', attr: null })
+  const badUrl = await app.inject({ method: 'GET', url: '/api/projects/%E0%A4%A/dashboards/' })
+  t.equal(badUrl.statusCode, 400)
+  t.same(badUrl.json(), { type: 'invalid_request', code: 'invalid_url', detail: 'The path is not valid percent-encoding.', attr: null })
+})
