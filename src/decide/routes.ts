@@ -56,10 +56,6 @@ const asDecideRefusal = (error: unknown): unknown => {
 }
 
 /**
- * `/decide` (v1–v4) and `/flags` (v1, v2): flag values for one distinct id, from the flag,
- * person and group read models, overridden by what the request sends.
- */
-/**
  * Decide's bound on a request body, received and decoded: far above any SDK's request (a person's
  * and its groups' properties), and small enough that parsing and reading it holds the event loop
  * for a few tens of milliseconds at most, whatever it holds.
@@ -70,6 +66,10 @@ export const DECIDE_BODY_BYTES = 256 * 1024
 const DecideQuery = queryOf('v', 'config', 'token', 'api_key')
 type DecideQuery = z.infer<typeof DecideQuery>
 
+/**
+ * `/decide` (v1–v4) and `/flags` (v1, v2): flag values for one distinct id, from the flag,
+ * person and group read models, overridden by what the request sends.
+ */
 export const decideRoutes: FastifyPluginAsync<DecideDeps> = async (app, deps) => {
   const { models } = deps
   const tokens = deps.tokens ?? new TokenResolver(deps)

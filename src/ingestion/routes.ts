@@ -69,13 +69,16 @@ export const ingestRoutes: FastifyPluginAsync<IngestDeps> = async (app, deps) =>
   useRawBodies(app)
   useCaptureErrors(app)
 
+  /** Captures what `request` carries, read as `/engage` reads it or as a v1 body with its header's token. */
+  const captureFrom = (request: FastifyRequest, engage: boolean, v1Token?: string) => capture({
+    log: deps.log,
+    resolveToken: (token) => tokens.resolve(token),
+    onDrop: (reason) => request.log.debug({ reason }, 'event dropped'),
+    decoder,
+  }, { body: request.body, headers: request.headers, query: request.query, ip: clientIp(request.headers['x-forwarded-for'], request.socket.remoteAddress), engage, v1Token })
+
   const handle = (path: string) => async (request: FastifyRequest<{ Querystring: IngestQuery }>, reply: FastifyReply) => {
-    await capture({
-      log: deps.log,
-      resolveToken: (token) => tokens.resolve(token),
-      onDrop: (reason) => request.log.debug({ reason }, 'event dropped'),
-      decoder,
-    }, { body: request.body, headers: request.headers, query: request.query, ip: clientIp(request.headers['x-forwarded-for'], request.socket.remoteAddress), engage: path === '/engage' })
+    await captureFrom(request, path === '/engage')
     if (request.query.beacon === '1') return reply.status(204).send()
     return reply.header('content-type', 'application/json; charset=utf-8').send(OK_BODY)
   }
@@ -86,12 +89,7 @@ export const ingestRoutes: FastifyPluginAsync<IngestDeps> = async (app, deps) =>
   app.post('/i/v1/analytics/events', { bodyLimit: BATCH_BODY_LIMIT }, async (request, reply) => {
     const token = v1Token(request.headers.authorization)
     if (await tokens.resolve(token) === null) throw unknownToken()
-    await capture({
-      log: deps.log,
-      resolveToken: (candidate) => tokens.resolve(candidate),
-      onDrop: (reason) => request.log.debug({ reason }, 'event dropped'),
-      decoder,
-    }, { body: request.body, headers: request.headers, query: request.query, ip: clientIp(request.headers['x-forwarded-for'], request.socket.remoteAddress), v1Token: token })
+    await captureFrom(request, false, token)
     return reply.send({ results: {} })
   })
   app.options('/i/v1/analytics/events', answerPreflight)

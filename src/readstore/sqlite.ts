@@ -83,6 +83,9 @@ const assemble = (fields: readonly string[], values: readonly (string | null)[])
   return doc
 }
 
+/** Another connection holds the write lock longer than this connection waits. */
+const isBusy = (error: unknown): boolean => (error as { code?: unknown } | null)?.code === 'SQLITE_BUSY'
+
 interface WritePlan {
   readonly fields: readonly string[]
   readonly upsert: Database.Statement
@@ -345,7 +348,7 @@ export class SqliteReadStore implements ReadStore {
         WHERE leases.owner = excluded.owner OR leases.expires_at <= ?`).run(name, owner, now + ttlMs, now)
       return taken.changes === 1
     } catch (error) {
-      if ((error as { code?: unknown }).code === 'SQLITE_BUSY') return false
+      if (isBusy(error)) return false
       throw error
     }
   }
@@ -358,7 +361,7 @@ export class SqliteReadStore implements ReadStore {
     try {
       this.statement('DELETE FROM leases WHERE name = ? AND owner = ?').run(name, owner)
     } catch (error) {
-      if ((error as { code?: unknown }).code !== 'SQLITE_BUSY') throw error
+      if (!isBusy(error)) throw error
     }
   }
 
