@@ -1,13 +1,15 @@
 import type { JsonObject } from '../src/eventlog/port.js'
 import { processPersonEvent } from '../src/persons/process-person.js'
 import {
-  distinctIdKey, personKey, type DistinctIdRecord, type PersonRecord, type PersonTables,
+  distinctIdKey, distinctIdPageKey, personKey, type DistinctIdPage, type DistinctIdRecord, type PersonRecord, type PersonTables,
 } from '../src/persons/records.js'
 import { capturedEvents, capturedOf, normalisedOf } from './captured.js'
 import type { DocumentRef, ProjectionView, Projector } from './projector.js'
 
 export const PERSONS = 'persons'
 export const PERSON_DISTINCT_IDS = 'person_distinct_ids'
+/** `<environmentId>:<uuid>:<page>` → a run of a person's distinct ids, in listing order. */
+export const PERSON_DISTINCT_ID_PAGES = 'person_distinct_id_pages'
 /** `<environmentId>` → `{last_id}`: the environment's last integer person id. */
 export const PERSON_COUNTERS = 'person_counters'
 
@@ -18,6 +20,12 @@ const tablesOf = (view: ProjectionView, environmentId: number): PersonTables => 
   putDistinctId: (record) => view.put(PERSON_DISTINCT_IDS, distinctIdKey(environmentId, record.distinct_id), record),
   putPerson: (record) => view.put(PERSONS, personKey(environmentId, record.uuid), record),
   deletePerson: (uuid) => view.delete(PERSONS, personKey(environmentId, uuid)),
+  page: (uuid, page) => view.get<DistinctIdPage>(PERSON_DISTINCT_ID_PAGES, distinctIdPageKey(environmentId, uuid, page)),
+  putPage: (uuid, page, record) => {
+    const id = distinctIdPageKey(environmentId, uuid, page)
+    if (record) view.put(PERSON_DISTINCT_ID_PAGES, id, record)
+    else view.delete(PERSON_DISTINCT_ID_PAGES, id)
+  },
   nextPersonId: () => {
     const id = String(environmentId)
     const last = Number(view.get(PERSON_COUNTERS, id)?.['last_id'] ?? 0) + 1
@@ -26,18 +34,30 @@ const tablesOf = (view: ProjectionView, environmentId: number): PersonTables => 
   },
 })
 
-/** The distinct ids a captured event may read: its own, and the other side of a merge. */
-const idsOf = (properties: JsonObject, event: string, distinctId: string): string[] => {
-  if ((event === '$create_alias' || event === '$merge_dangerously') && properties['alias']) return [distinctId, String(properties['alias'])]
-  if (event === '$identify' && Object.hasOwn(properties, '$anon_distinct_id')) return [distinctId, String(properties['$anon_distinct_id'])]
-  return [distinctId]
+/** The other side of a merge a captured event asks for, if any: the id whose person may move. */
+const mergeSourceOf = (properties: JsonObject, event: string): string | null => {
+  if ((event === '$create_alias' || event === '$merge_dangerously') && properties['alias']) return String(properties['alias'])
+  if (event === '$identify' && Object.hasOwn(properties, '$anon_distinct_id')) return String(properties['$anon_distinct_id'])
+  return null
+}
+
+/**
+ * The page documents of a person's distinct ids an event may read: the first and last (an id
+ * attached or moved to the front), the one holding the id itself, and every page of a merge's
+ * source person. Page 0 is in the person.
+ */
+function* pagesOf(environmentId: number, person: PersonRecord, mapping: DistinctIdRecord, all: boolean): Generator<DocumentRef> {
+  const pages = new Set([person.first_page, person.last_page, ...(mapping.page === undefined ? [] : [mapping.page])])
+  if (all) for (let page = person.first_page; page <= person.last_page; page++) pages.add(page)
+  pages.delete(0)
+  for (const page of pages) yield [PERSON_DISTINCT_ID_PAGES, distinctIdPageKey(environmentId, person.uuid, page)]
 }
 
 /** Persons and the distinct-id mapping: PostHog's person processing of every captured event. */
 export const persons: Projector = {
   name: 'persons',
-  version: 1,
-  collections: [PERSONS, PERSON_DISTINCT_IDS, PERSON_COUNTERS],
+  version: 2,
+  collections: [PERSONS, PERSON_DISTINCT_IDS, PERSON_DISTINCT_ID_PAGES, PERSON_COUNTERS],
   ...capturedEvents,
   indexes: {
     [PERSONS]: [['environment_id', 'created_at'], ['environment_id', 'id'], ['environment_id', 'properties.email']],
@@ -46,11 +66,16 @@ export const persons: Projector = {
     const { environmentId, events } = capturedOf(event)
     const refs: DocumentRef[] = [[PERSON_COUNTERS, String(environmentId)]]
     for (const captured of events) {
-      for (const distinctId of idsOf(captured.properties ?? {}, captured.event, String(captured.distinct_id))) {
+      const source = mergeSourceOf(captured.properties ?? {}, captured.event)
+      for (const distinctId of source === null ? [String(captured.distinct_id)] : [String(captured.distinct_id), source]) {
         const mappingId = distinctIdKey(environmentId, distinctId)
         refs.push([PERSON_DISTINCT_IDS, mappingId])
-        const personId = (peek(PERSON_DISTINCT_IDS, mappingId) as DistinctIdRecord | null | undefined)?.person_id
-        if (personId) refs.push([PERSONS, personKey(environmentId, personId)])
+        const mapping = peek(PERSON_DISTINCT_IDS, mappingId) as DistinctIdRecord | null | undefined
+        if (!mapping?.person_id) continue
+        const personId = personKey(environmentId, mapping.person_id)
+        refs.push([PERSONS, personId])
+        const person = peek(PERSONS, personId) as PersonRecord | null | undefined
+        if (source !== null && person) refs.push(...pagesOf(environmentId, person, mapping, distinctId === source))
       }
     }
     yield* refs

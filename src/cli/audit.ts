@@ -4,9 +4,11 @@ import { readInstallation } from '../accounts/commands.js'
 import { stateAsOf } from '../audit/as-of.js'
 import { parseCutoff, resolveCutoff, type Cutoff } from '../audit/cutoff.js'
 import { auditSubject, personHistory, streamHistory, UnknownSubject, type AuditSubject, type HistoryLine } from '../audit/history.js'
-import { distinctIdKey, personKey, type DistinctIdRecord } from '../persons/records.js'
+import {
+  distinctIdKey, distinctIdPageKey, personKey, type DistinctIdPage, type DistinctIdRecord, type PersonRecord,
+} from '../persons/records.js'
 import { physicalCollection } from '../readstore/names.js'
-import { PERSONS, PERSON_DISTINCT_IDS, persons } from '../../projections/persons.js'
+import { PERSONS, PERSON_DISTINCT_IDS, PERSON_DISTINCT_ID_PAGES, persons } from '../../projections/persons.js'
 import { ProjectionRegistry } from '../../projections/registry.js'
 import { replay } from '../../projections/replay.js'
 import { scratchStore } from './rebuild.js'
@@ -50,7 +52,10 @@ const environmentOf = async (log: EventLog, given: string | undefined): Promise<
   return installation.environmentId
 }
 
-/** The person behind a distinct id as the persons read model held it at the cutoff: a replay of that projector alone. */
+/**
+ * The person behind a distinct id as the persons read model held it at the cutoff, with its
+ * distinct ids in stored order in place of its page numbers: a replay of that projector alone.
+ */
 const personAt = async (log: EventLog, environmentId: number, distinctId: string, cutoff: Cutoff): Promise<JsonObject | null> => {
   const scratch = scratchStore()
   try {
@@ -58,7 +63,15 @@ const personAt = async (log: EventLog, environmentId: number, distinctId: string
     const build = (await new ProjectionRegistry(scratch.store).read(persons.name))?.active ?? { version: persons.version, build: 1 }
     const mapping = await scratch.store.get<DistinctIdRecord>(physicalCollection(PERSON_DISTINCT_IDS, build), distinctIdKey(environmentId, distinctId))
     if (!mapping?.person_id) return null
-    return scratch.store.get(physicalCollection(PERSONS, build), personKey(environmentId, mapping.person_id))
+    const person = await scratch.store.get<PersonRecord>(physicalCollection(PERSONS, build), personKey(environmentId, mapping.person_id))
+    if (!person) return null
+    const distinctIds: string[] = []
+    for (let page = person.first_page; page <= person.last_page; page++) {
+      if (page === 0) distinctIds.push(...person.distinct_ids)
+      else distinctIds.push(...(await scratch.store.get<DistinctIdPage>(physicalCollection(PERSON_DISTINCT_ID_PAGES, build), distinctIdPageKey(environmentId, person.uuid, page)))?.ids ?? [])
+    }
+    const { first_page: _first, last_page: _last, ...stored } = person
+    return { ...stored, distinct_ids: distinctIds }
   } finally {
     await scratch.dispose()
   }

@@ -3,7 +3,7 @@ import type { EventRecord } from './record.js'
 import type { JsonObject } from '../eventlog/port.js'
 import { parseElementsChain } from './elements.js'
 import { groupIndexProperties, type GroupTypeMapping } from '../groups/groups.js'
-import { personForDistinctId } from '../persons/read.js'
+import { firstDistinctIdOf, personForDistinctId } from '../persons/read.js'
 import { pythonIsoFormat } from '../http/timestamps.js'
 
 const PERSON_SUMMARY_KEYS = ['email', 'name', 'username']
@@ -14,7 +14,8 @@ const personSummary = async (models: ReadModels, environmentId: number, distinct
   if (!person) return null
   const properties: JsonObject = {}
   for (const key of PERSON_SUMMARY_KEYS) if (Object.hasOwn(person.properties, key)) properties[key] = person.properties[key]
-  return { is_identified: person.is_identified, distinct_ids: person.distinct_ids.slice(0, 1), properties }
+  const first = await firstDistinctIdOf(models, person)
+  return { is_identified: person.is_identified, distinct_ids: first === undefined ? [] : [first], properties }
 }
 
 /**

@@ -1,3 +1,4 @@
+import { appendDistinctIds, distinctIdsOf, dropDistinctIdPages, moveDistinctIdFirst } from './distinct-id-pages.js'
 import { isIllegalDistinctId } from './illegal-ids.js'
 import type { NormalisedEvent } from './normalise.js'
 import { createdProperties, type PropertyOperations } from './properties.js'
@@ -41,39 +42,37 @@ export const createPerson = (
   operations: PropertyOperations, identified: boolean,
 ): PersonRecord => {
   const { environmentId } = tables
-  const person: PersonRecord = {
+  const person = appendDistinctIds(tables, {
     id: tables.nextPersonId(),
     uuid: personUuid(environmentId, distinctIds[0]),
     environment_id: environmentId,
     properties: createdProperties(operations, event.uuid),
-    distinct_ids: [...distinctIds],
+    distinct_ids: [],
+    first_page: 0,
+    last_page: 0,
     is_identified: identified,
     created_at: event.timestamp,
     version: 0,
-  }
+  }, distinctIds)
   tables.putPerson(person)
-  for (const distinctId of distinctIds) tables.putDistinctId({ environment_id: environmentId, distinct_id: distinctId, person_id: person.uuid })
   return person
 }
 
 const attach = (tables: PersonTables, person: PersonRecord, distinctId: string): void => {
-  tables.putPerson({ ...person, distinct_ids: [...person.distinct_ids, distinctId] })
-  tables.putDistinctId({ environment_id: tables.environmentId, distinct_id: distinctId, person_id: person.uuid })
+  const attached = appendDistinctIds(tables, person, [distinctId])
+  if (attached !== person) tables.putPerson(attached)
 }
 
-/** The source person's properties under the target's, the earlier creation time, all distinct ids. */
+/** The source person's properties under the target's, the earlier creation time, all distinct ids (the source's after the target's). */
 const mergePeople = (tables: PersonTables, source: PersonRecord, target: PersonRecord): void => {
-  tables.putPerson({
+  tables.putPerson(appendDistinctIds(tables, {
     ...target,
     properties: { ...source.properties, ...target.properties },
     created_at: source.created_at < target.created_at ? source.created_at : target.created_at,
     is_identified: true,
     version: Math.max(source.version, target.version) + 1,
-    distinct_ids: [...target.distinct_ids, ...source.distinct_ids],
-  })
-  for (const distinctId of source.distinct_ids) {
-    tables.putDistinctId({ environment_id: tables.environmentId, distinct_id: distinctId, person_id: target.uuid })
-  }
+  }, distinctIdsOf(tables, source)))
+  dropDistinctIdPages(tables, source)
   tables.deletePerson(source.uuid)
 }
 
@@ -91,8 +90,9 @@ const firstIdOfNewPerson = (tables: PersonTables, request: MergeRequest): [strin
 
 const moveAliasFirst = (tables: PersonTables, alias: string): void => {
   const person = personOf(tables, alias)
-  if (!person || person.distinct_ids[0] === alias) return
-  tables.putPerson({ ...person, distinct_ids: [alias, ...person.distinct_ids.filter((id) => id !== alias)] })
+  if (!person) return
+  const moved = moveDistinctIdFirst(tables, person, alias)
+  if (moved !== person) tables.putPerson(moved)
 }
 
 const joinPersons = (

@@ -17,19 +17,22 @@ const truthy = (value: unknown): boolean =>
   value !== null && value !== undefined && value !== false && value !== 0 && value !== '' &&
   !(Array.isArray(value) && value.length === 0) && !(typeof value === 'object' && !Array.isArray(value) && Object.keys(value).length === 0)
 
-/** The display name: the first naming property, else the first non-anonymous distinct id, else the id. */
-export const personName = (person: PersonRecord): unknown => {
+/** The display name: the first naming property, else the first listed distinct id, else the id. */
+const personName = (person: PersonRecord, listed: readonly string[]): unknown => {
   for (const key of NAME_PROPERTIES) if (truthy(person.properties[key])) return person.properties[key]
-  return listedDistinctIds(person.distinct_ids)[0] ?? String(person.id)
+  return listed[0] ?? String(person.id)
 }
 
-/** PostHog's person as its persons API returns it. */
-export const personShape = (person: PersonRecord): JsonObject => ({
-  id: person.id,
-  name: personName(person),
-  distinct_ids: listedDistinctIds(person.distinct_ids),
-  properties: person.properties,
-  created_at: apiTime(person.created_at),
-  uuid: person.uuid,
-  is_identified: person.is_identified,
-})
+/** PostHog's person as its persons API returns it, with its distinct ids in stored order. */
+export const personShape = (person: PersonRecord, distinctIds: readonly string[]): JsonObject => {
+  const listed = listedDistinctIds(distinctIds)
+  return {
+    id: person.id,
+    name: personName(person, listed),
+    distinct_ids: listed,
+    properties: person.properties,
+    created_at: apiTime(person.created_at),
+    uuid: person.uuid,
+    is_identified: person.is_identified,
+  }
+}

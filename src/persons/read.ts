@@ -1,7 +1,7 @@
 import type { JsonObject } from '../eventlog/port.js'
 import type { ReadModels } from '../readstore/read-models.js'
 import { groupKey, type GroupRecord, type GroupType } from '../groups/groups.js'
-import { distinctIdKey, personKey, type PersonRecord } from './records.js'
+import { distinctIdKey, distinctIdPageKey, personKey, type DistinctIdPage, type PersonRecord } from './records.js'
 
 /** The person a distinct id belongs to; null when it has none (never seen, or seen only without person processing). */
 export const personForDistinctId = async (
@@ -10,6 +10,39 @@ export const personForDistinctId = async (
   const mapping = await models.get('person_distinct_ids', distinctIdKey(environmentId, distinctId))
   if (!mapping?.person_id) return null
   return models.get('persons', personKey(environmentId, mapping.person_id))
+}
+
+/** A person whose ids all fit in the person itself has no page documents to read. */
+const NO_PAGES: readonly (DistinctIdPage | null)[] = Object.freeze([])
+
+/**
+ * The page documents of a person's distinct ids, first page to last: null for page 0 (kept in
+ * the person) and for an empty page; none at all when page 0 is the only page.
+ */
+export const distinctIdPagesOf = async (models: ReadModels, person: PersonRecord): Promise<readonly (DistinctIdPage | null)[]> => {
+  if (person.first_page === 0 && person.last_page === 0) return NO_PAGES
+  const pages: Promise<DistinctIdPage | null>[] = []
+  for (let page = person.first_page; page <= person.last_page; page++) {
+    pages.push(page === 0 ? Promise.resolve(null) : models.get('person_distinct_id_pages', distinctIdPageKey(person.environment_id, person.uuid, page)))
+  }
+  return Promise.all(pages)
+}
+
+/** A person's distinct ids in stored order, from the person and what `distinctIdPagesOf` read. */
+export const distinctIdsFrom = (person: PersonRecord, pages: readonly (DistinctIdPage | null)[]): readonly string[] => {
+  if (pages.length === 0) return person.distinct_ids
+  return pages.flatMap((page, index) => (person.first_page + index === 0 ? person.distinct_ids : page?.ids ?? []))
+}
+
+/** The first of a person's distinct ids in stored order, reading its pages only as far as needed. */
+export const firstDistinctIdOf = async (models: ReadModels, person: PersonRecord): Promise<string | undefined> => {
+  for (let page = person.first_page; page <= person.last_page; page++) {
+    const ids = page === 0
+      ? person.distinct_ids
+      : (await models.get('person_distinct_id_pages', distinctIdPageKey(person.environment_id, person.uuid, page)))?.ids ?? []
+    if (ids.length > 0) return ids[0]
+  }
+  return undefined
 }
 
 /**

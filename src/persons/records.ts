@@ -7,8 +7,14 @@ export interface PersonRecord extends JsonObject {
   uuid: string
   environment_id: number
   properties: JsonObject
-  /** In the order PostHog lists them: as attached, an alias moved to the front. */
+  /**
+   * Its distinct ids, in pages numbered `first_page` to `last_page`: page 0 here, the others in
+   * `person_distinct_id_pages` documents (a missing page is empty). Read in that order they are in
+   * the order PostHog lists them: as attached, an alias moved to the front.
+   */
   distinct_ids: string[]
+  first_page: number
+  last_page: number
   is_identified: boolean
   created_at: string
   version: number
@@ -22,6 +28,15 @@ export interface DistinctIdRecord extends JsonObject {
   environment_id: number
   distinct_id: string
   person_id: string | null
+  /** The page of the person's distinct ids that holds this one (absent when `person_id` is null). */
+  page?: number
+}
+
+/** `person_distinct_id_pages` document `<environmentId>:<uuid>:<page>`: a run of a person's distinct ids. */
+export interface DistinctIdPage extends JsonObject {
+  environment_id: number
+  person_id: string
+  ids: string[]
 }
 
 /** One environment's persons as person processing reads and writes them, synchronously. */
@@ -32,9 +47,14 @@ export interface PersonTables {
   putDistinctId(record: DistinctIdRecord): void
   putPerson(record: PersonRecord): void
   deletePerson(uuid: string): void
+  /** A page of a person's distinct ids; null when it is empty. */
+  page(uuid: string, page: number): DistinctIdPage | null
+  /** Writes a page of a person's distinct ids; null removes it. */
+  putPage(uuid: string, page: number, record: DistinctIdPage | null): void
   /** The next integer person id of the environment. */
   nextPersonId(): number
 }
 
 export const personKey = (environmentId: number, uuid: string): string => `${environmentId}:${uuid}`
 export const distinctIdKey = (environmentId: number, distinctId: string): string => `${environmentId}:${distinctId}`
+export const distinctIdPageKey = (environmentId: number, uuid: string, page: number): string => `${environmentId}:${uuid}:${page}`

@@ -7,7 +7,7 @@ import { queryOf, ScopedIdParams, ScopedParams, type ZodTypeProvider } from '../
 import { NotFound, ValidationFailed } from '../kernel/errors.js'
 import { personShape } from './person-shape.js'
 import { personText } from './person-text.js'
-import { personForDistinctId } from './read.js'
+import { distinctIdPagesOf, distinctIdsFrom, personForDistinctId } from './read.js'
 import { personKey, type PersonRecord } from './records.js'
 
 export interface PersonRouteDeps {
@@ -18,6 +18,10 @@ const READ = { scopes: ['person:read'] }
 const UUID = /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i
 
 const text = (value: string | undefined): string | null => (value !== undefined && value !== '' ? value : null)
+
+/** The persons as JSON texts, each with its distinct ids. */
+const personTexts = (models: ReadModels, persons: readonly PersonRecord[]): Promise<string[]> =>
+  Promise.all(persons.map(async (person) => personText(person, await distinctIdPagesOf(models, person))))
 
 /** `/persons/`: the environment's persons, newest first, by distinct id or email when asked. */
 export const personRoutes: FastifyPluginAsync<PersonRouteDeps> = async (plain, { models }) => {
@@ -30,7 +34,7 @@ export const personRoutes: FastifyPluginAsync<PersonRouteDeps> = async (plain, {
     if (distinctId !== null) {
       const person = await personForDistinctId(models, environment.id, distinctId)
       const found = person ? [person] : []
-      return sendJsonText(reply, paginatedText(request, page, found.length, found.slice(page.offset, page.offset + page.limit).map(personText)))
+      return sendJsonText(reply, paginatedText(request, page, found.length, await personTexts(models, found.slice(page.offset, page.offset + page.limit))))
     }
     const email = text(query.email)
     const where = { environment_id: environment.id, ...(email !== null ? { 'properties.email': email } : {}) }
@@ -38,7 +42,7 @@ export const personRoutes: FastifyPluginAsync<PersonRouteDeps> = async (plain, {
       models.count('persons', where),
       models.find('persons', { where, orderBy: [['created_at', 'desc'], ['id', 'desc']], limit: page.limit, offset: page.offset }),
     ])
-    return sendJsonText(reply, paginatedText(request, page, count, persons.map(personText)))
+    return sendJsonText(reply, paginatedText(request, page, count, await personTexts(models, persons)))
   })
 
   app.get('/persons/:id/', { config: READ, schema: { params: ScopedIdParams } }, async (request) => {
@@ -55,7 +59,7 @@ export const personRoutes: FastifyPluginAsync<PersonRouteDeps> = async (plain, {
       )
     }
     if (!person) throw new NotFound()
-    return personShape(person)
+    return personShape(person, distinctIdsFrom(person, await distinctIdPagesOf(models, person)))
   })
 }
 

@@ -5,7 +5,7 @@ import type { FlagSetVersion } from '../flags/flag-set-version.js'
 import type { FeatureFlag } from '../flags/state.js'
 import type { Environment } from '../http/environment-scope.js'
 import type { GroupRecord, GroupTypeMapping } from '../groups/groups.js'
-import type { DistinctIdRecord, PersonRecord } from '../persons/records.js'
+import type { DistinctIdPage, DistinctIdRecord, PersonRecord } from '../persons/records.js'
 import type { SessionRecord, SessionValue } from '../sessions/sessions.js'
 import type { DeliveryRecord } from '../subscriptions/delivery-record.js'
 import type { Subscription } from '../subscriptions/state.js'
@@ -30,6 +30,7 @@ export interface ReadModelDocuments {
   surveys: Survey
   persons: PersonRecord
   person_distinct_ids: DistinctIdRecord
+  person_distinct_id_pages: DistinctIdPage
   /** `<environmentId>` → the environment's last integer person id. */
   person_counters: JsonObject
   groups: GroupRecord

@@ -1,4 +1,5 @@
 import t from 'tap'
+import { PAGE_SIZE } from '../../src/persons/distinct-id-pages.js'
 import { personUuid } from '../../src/persons/person-uuid.js'
 import { event } from '../projections/support/captured.js'
 import { apiWorld } from './support/api.js'
@@ -43,6 +44,23 @@ t.test('persons are found by any of their distinct ids, and by email', async (t)
   t.same((await api.get('/persons/?distinct_id=nobody')).json().results, [])
   t.equal((await api.get('/persons/?email=a@x.test')).json().count, 1)
   t.equal((await api.get('/persons/?email=b@x.test')).json().count, 0)
+})
+
+t.test('a person with more distinct ids than one page lists them all, in order, by every route', async (t) => {
+  const api = await apiWorld(t)
+  const count = 2 * PAGE_SIZE + 7
+  // A chain of aliases: each event attaches the next id, then lists its alias first.
+  await api.ingest(Array.from({ length: count }, (_, i) => event('$merge_dangerously', `ch${i + 1}`, { properties: { alias: `ch${i}` } })))
+  const expected = [...Array.from({ length: count }, (_, i) => `ch${count - 1 - i}`), `ch${count}`]
+  const listed = (await api.get(`/persons/?distinct_id=ch${count}`)).json()
+  t.equal(listed.count, 1)
+  t.same(listed.results[0].distinct_ids, expected)
+  t.equal(listed.results[0].name, `ch${count - 1}`)
+  const uuid = listed.results[0].uuid
+  t.same((await api.get(`/persons/${uuid}/`)).json().distinct_ids, expected)
+  t.same((await api.get('/persons/')).json().results[0].distinct_ids, expected)
+  const events = (await api.get('/events/?limit=1')).json()
+  t.same(events.results[0].person.distinct_ids, [`ch${count - 1}`], 'an event shows the person\'s first id')
 })
 
 t.test('a person is read by UUID or by integer id, under both prefixes', async (t) => {

@@ -10,11 +10,12 @@ t.test('persons and their distinct ids are kept per environment, keyed for direc
   await captureAndSettle(log, models, 3, [first, event('$identify', 'alice', { properties: { $anon_distinct_id: 'anon-1' }, set: { email: 'a@x.test' } })])
   await captureAndSettle(log, models, 4, [event('$pageview', 'alice', { set: { plan: 'other' } })])
   const uuid = personUuid(3, 'anon-1')
-  t.same(await models.get('person_distinct_ids', '3:alice'), { environment_id: 3, distinct_id: 'alice', person_id: uuid })
+  t.same(await models.get('person_distinct_ids', '3:alice'), { environment_id: 3, distinct_id: 'alice', person_id: uuid, page: 0 })
   t.match(await models.get('persons', `3:${uuid}`), {
-    id: 1, uuid, environment_id: 3, distinct_ids: ['anon-1', 'alice'], is_identified: true, created_at: first.timestamp,
+    id: 1, uuid, environment_id: 3, distinct_ids: ['anon-1', 'alice'], first_page: 0, last_page: 0, is_identified: true, created_at: first.timestamp,
     properties: { plan: 'free', email: 'a@x.test', $creator_event_uuid: first.uuid },
   })
+  t.equal(await models.get('person_distinct_id_pages', `3:${uuid}:1`), null, 'ids that fit in the person have no page documents')
   t.match(await personPropertiesFor(models, 3, 'alice'), { plan: 'free', email: 'a@x.test' })
   t.match(await personPropertiesFor(models, 4, 'alice'), { plan: 'other' })
   t.equal((await personForDistinctId(models, 4, 'alice'))!.id, 1, 'integer ids count per environment')

@@ -3,7 +3,7 @@ import type { CapturedEvent, EventsCapturedData } from '../../../src/ingestion/c
 import { newEventId, newUlid } from '../../../src/kernel/ids.js'
 import type { ReadModels } from '../../../src/readstore/read-models.js'
 
-export const CAPTURED_COLLECTIONS = ['persons', 'person_distinct_ids', 'groups', 'group_type_mappings', 'sessions', 'session_values', 'events']
+export const CAPTURED_COLLECTIONS = ['persons', 'person_distinct_ids', 'person_distinct_id_pages', 'groups', 'group_type_mappings', 'sessions', 'session_values', 'events']
 
 let clock = Date.parse('2024-05-01T12:00:00.000Z')
 
