@@ -12,6 +12,11 @@ export interface PacedOptions {
   readonly connections: number
   /** How long after the run answers are awaited. Default 10 s. */
   readonly graceMs?: number
+  /**
+   * Sleep until the next request is due instead of polling (default false). For a run whose
+   * server shares this process's core: a polling generator would take that core from it.
+   */
+  readonly sleeps?: boolean
 }
 
 export interface PacedResult {
@@ -61,8 +66,8 @@ class AnswerReader {
  * connection is free; its latency runs from when it was due, so a server that falls behind shows
  * its whole queue (no coordinated omission). Unlike autocannon's `overallRate`, which lets each
  * connection send back-to-back until its share of the second is used and then pauses, the
- * requests are spread evenly over each second. The loop polls without sleeping, so this process
- * needs a core of its own. Any answer but 2xx fails the run; a request still unanswered when
+ * requests are spread evenly over each second. Unless told to sleep, the loop polls without
+ * sleeping, so this process needs a core of its own. Any answer but 2xx fails the run; a request still unanswered when
  * the grace after the run ends counts with the time it has waited.
  */
 export const pacedLoad = async (options: PacedOptions): Promise<PacedResult> => {
@@ -131,7 +136,9 @@ export const pacedLoad = async (options: PacedOptions): Promise<PacedResult> => 
         else send(socket, due)
       }
       if (failure !== null || latencies.length >= total || now - started > options.durationMs + (options.graceMs ?? 10_000)) return resolve()
-      setImmediate(tick)
+      if (options.sleeps && issued < total) setTimeout(tick, Math.max(0, started + issued * interval - performance.now()))
+      else if (options.sleeps) setTimeout(tick, 5)
+      else setImmediate(tick)
     }
     tick()
   })

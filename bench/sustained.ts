@@ -39,7 +39,7 @@ export const sustainedFigures = async (seconds: number): Promise<Figure[]> => {
       batch: Array.from({ length: 100 }, (_, i) => ({ ...pageview(i), properties: { ...pageview(i).properties, $session_id: `s-${i}`, $groups: { company: `c-${i % 10}` }, $set: { n: i } } })),
     })
     const background: Promise<PacedResult | Error> = pacedLoad({
-      url: `${service.address}/batch/`, method: 'POST', body: batch, rate: RATE, connections: 32, durationMs: seconds * 1000,
+      url: `${service.address}/batch/`, method: 'POST', body: batch, rate: RATE, connections: 32, durationMs: seconds * 1000, sleeps: true,
     }).catch((error: unknown) => (error instanceof Error ? error : new Error(String(error))))
     const latencies: Record<Model, number[]> = { persons: [], events: [], sessions: [], groups: [] }
     const unread: Record<Model, number> = { persons: 0, events: 0, sessions: 0, groups: 0 }
