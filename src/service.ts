@@ -37,7 +37,7 @@ export interface Service {
 
 /**
  * The projector role: in worker threads (the default), so that projection work never delays a
- * request, each thread woken at once by this thread's commits; or on this thread when
+ * request, each thread woken at once by this thread's commits of the event types it reads; or on this thread when
  * HEDGELOG_PROJECTION_THREADS is 0.
  */
 const startProjections = (config: Config, log: EventLog, store: ReadStore, registry: ProjectionRegistry, logger: FastifyBaseLogger): Projections => {
@@ -46,7 +46,7 @@ const startProjections = (config: Config, log: EventLog, store: ReadStore, regis
       config, projectors: allProjectors, threads: config.HEDGELOG_PROJECTION_THREADS,
       log: (level, fields, message) => logger[level](fields, message),
     })
-    ;(log as { onCommit?: (listener: () => void) => void }).onCommit?.(() => threaded.wake())
+    ;(log as { onCommit?: (listener: (types?: ReadonlySet<string>) => void) => void }).onCommit?.((types) => threaded.wake(types))
     return threaded
   }
   return new ProjectionSet({

@@ -64,6 +64,17 @@ export const shareOut = (projectors: readonly Projector[], count: number): strin
   return [...spread(captured, count - 1), management.map((projector) => projector.name)]
 }
 
+/** The event types the projectors named `names` read. */
+export const readsOf = (projectors: readonly Projector[], names: readonly string[]): ReadonlySet<string> =>
+  new Set(projectors.filter((projector) => names.includes(projector.name)).flatMap((projector) => projector.handles))
+
+/** Whether a thread whose projectors read `reads` should look at a commit of `types` (unknown: any). */
+export const wakes = (reads: ReadonlySet<string>, types: ReadonlySet<string> | undefined): boolean => {
+  if (types === undefined) return reads.size > 0
+  for (const type of types) if (reads.has(type)) return true
+  return false
+}
+
 /** A projection run by a thread, as queries see it: the position this thread was told it reached. */
 class WaitersHandle implements ProjectionHandle {
   constructor(private readonly waiters: PositionWaiters) {}
@@ -80,6 +91,8 @@ class WaitersHandle implements ProjectionHandle {
 interface Thread {
   readonly worker: Worker
   readonly names: readonly string[]
+  /** The event types its projectors read. */
+  readonly reads: ReadonlySet<string>
   readonly replies: Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>
 }
 
@@ -117,7 +130,7 @@ export class ThreadedProjections implements Projections {
   private spawn(names: readonly string[]): Promise<void> {
     const data: ThreadData = { config: this.options.config, projectors: names }
     const worker = new Worker(new URL('./thread.js', import.meta.url), { workerData: data, resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB } })
-    const thread: Thread = { worker, names, replies: new Map() }
+    const thread: Thread = { worker, names, reads: readsOf(this.options.projectors, names), replies: new Map() }
     this.threads.push(thread)
     for (const name of names) this.owners.set(name, thread)
     return new Promise((resolve, reject) => {
@@ -175,9 +188,13 @@ export class ThreadedProjections implements Projections {
     })
   }
 
-  /** A commit landed in the event log: the threads' subscriptions look now, not at their next poll. */
-  wake(): void {
-    for (const thread of this.threads) thread.worker.postMessage({ type: 'wake' } satisfies ToThread)
+  /**
+   * A commit of events of `types` (unknown: any) landed in the event log: the subscriptions of the
+   * threads that read any of them look now, not at their next poll. The others are left alone, so
+   * a stream of captured events never wakes the projections of management writes.
+   */
+  wake(types?: ReadonlySet<string>): void {
+    for (const thread of this.threads) if (wakes(thread.reads, types)) thread.worker.postMessage({ type: 'wake' } satisfies ToThread)
   }
 
   activeRunner(name: string): ProjectionHandle | null {

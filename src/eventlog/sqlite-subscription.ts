@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3'
 import type { Position, SubscribeOptions, Subscription, SubscriptionFilter, SubscriptionItem } from './port.js'
-import { EVENT_COLUMNS, toRecordedEvent, type EventRow } from './sqlite-schema.js'
+import type { RecordedEvent } from './port.js'
+import { EVENT_COLUMNS, type EventRow } from './sqlite-schema.js'
 
 /** What a subscription needs from the SQLite log. */
 export interface SubscriptionSource {
@@ -9,6 +10,8 @@ export interface SubscriptionSource {
   query(sql: string): Database.Statement
   onCommit(listener: () => void): () => void
   isClosed(): boolean
+  /** The recorded event of a row, decoded once for all of this source's subscriptions. */
+  decode(row: EventRow): RecordedEvent
 }
 
 const PAGE = 500
@@ -81,7 +84,7 @@ export const sqliteSubscription = (source: SubscriptionSource, options: Subscrib
       limit = nextPageRows(rows)
       while (rows.length > 0) {
         const row = rows.shift()!
-        yield { kind: 'event', event: toRecordedEvent(row) }
+        yield { kind: 'event', event: source.decode(row) }
         from = row.global_position
         if (stopped) return
       }

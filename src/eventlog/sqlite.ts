@@ -9,6 +9,7 @@ import type {
   AppendOptions, AppendResult, DeleteOptions, EventData, EventLog, ExpectedRevision, Position, ReadAllOptions, ReadStreamOptions,
   RecordedEvent, SubscribeOptions, Subscription,
 } from './port.js'
+import { DecodedRows } from './decoded-rows.js'
 import { sqliteSubscription, type SubscriptionSource } from './sqlite-subscription.js'
 import { EVENT_COLUMNS, openLogDatabase, toRecordedEvent, type EventRow } from './sqlite-schema.js'
 import type { CommitMessage, CommitReply } from './sqlite-writer-thread.js'
@@ -72,7 +73,7 @@ export class SqliteEventLog implements EventLog, SubscriptionSource {
   private pending: PendingAppend[] = []
   private flushScheduled = false
   private closed = false
-  private readonly commitListeners = new Set<() => void>()
+  private readonly commitListeners = new Set<(types?: ReadonlySet<string>) => void>()
   private readonly statements
   private readonly streamState: (stream: string) => StoredStreamState
   private writer: SqliteLogWriter | null = null
@@ -80,6 +81,7 @@ export class SqliteEventLog implements EventLog, SubscriptionSource {
   /** The group the commit thread is making durable, if any. */
   private inFlight: PendingAppend[] | null = null
   private drained: (() => void)[] = []
+  private readonly decoded = new DecodedRows()
 
   constructor(options: SqliteEventLogOptions) {
     if (options.path !== ':memory:') mkdirSync(dirname(options.path), { recursive: true })
@@ -199,12 +201,16 @@ export class SqliteEventLog implements EventLog, SubscriptionSource {
       for (const request of group) request.reject(result)
       return
     }
+    const types = new Set<string>()
     group.forEach((request, i) => {
       const outcome = result[i]!
-      if ('ok' in outcome) request.resolve(outcome.ok)
-      else request.reject(outcomeError(outcome))
+      if ('ok' in outcome) {
+        request.resolve(outcome.ok)
+        for (const event of request.events) types.add(event.type)
+      } else request.reject(outcomeError(outcome))
     })
-    for (const listener of [...this.commitListeners]) listener()
+    if (types.size === 0) return
+    for (const listener of [...this.commitListeners]) listener(types)
   }
 
   private settleDrained(): void {
@@ -285,8 +291,16 @@ export class SqliteEventLog implements EventLog, SubscriptionSource {
     return this.db.prepare(sql)
   }
 
-  /** @internal for subscriptions: called after every commit of this process. */
-  onCommit(listener: () => void): () => void {
+  /** @internal for subscriptions: rows are decoded once for all of this log's subscriptions. */
+  decode(row: EventRow): RecordedEvent {
+    return this.decoded.decode(row)
+  }
+
+  /**
+   * @internal for subscriptions: called after every commit of this process that wrote events,
+   * with their types (none given when they are not known: another thread's commit, closing).
+   */
+  onCommit(listener: (types?: ReadonlySet<string>) => void): () => void {
     this.commitListeners.add(listener)
     return () => this.commitListeners.delete(listener)
   }
@@ -350,6 +364,7 @@ export class SqliteEventLog implements EventLog, SubscriptionSource {
       })
     }
     for (const listener of [...this.commitListeners]) listener()
+    this.decoded.clear()
     this.db.close()
   }
 }

@@ -2,7 +2,7 @@ import t from 'tap'
 import { exited, runCli, startServer } from '../support/cli.js'
 import { tempDir } from '../support/temp.js'
 import { niceOfThreads } from '../support/threads.js'
-import { shareOut } from '../../projections/threads/host.js'
+import { readsOf, shareOut, wakes } from '../../projections/threads/host.js'
 import { allProjectors } from '../../projections/index.js'
 
 t.test('projectors are shared out over the threads by weight, each exactly once', async (t) => {
@@ -58,4 +58,16 @@ t.test('the projection threads of a started service run at the configured lower 
     server.child.kill('SIGTERM')
     t.equal(await exited(server.child), 0, 'the service stops cleanly, threads included')
   }
+})
+
+t.test('a commit wakes only the threads whose projectors read what it wrote', async (t) => {
+  const shares = shareOut(allProjectors, 3)
+  const reads = shares.map((names) => readsOf(allProjectors, names))
+  const captured = new Set(['EventsCaptured'])
+  t.same(reads.map((r) => wakes(r, captured)), [true, true, false], 'captured events wake the captured-event threads, not the management one')
+  const dashboard = new Set(['DashboardCreated'])
+  t.same(reads.map((r) => wakes(r, dashboard)), [false, false, true], 'a dashboard write wakes only the management thread')
+  t.same(reads.map((r) => wakes(r, new Set(['EventsCaptured', 'DashboardCreated']))), [true, true, true], 'a group of both wakes all')
+  t.same(reads.map((r) => wakes(r, undefined)), [true, true, true], 'a commit of unknown types wakes every thread')
+  t.notOk(wakes(new Set(), undefined), 'a thread that reads nothing is never woken')
 })
