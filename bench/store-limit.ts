@@ -3,8 +3,9 @@ import { projectShare, type Share } from './store-limit-work.js'
 
 /**
  * `node store-limit.js <log file> <store file>`: the store's share of projecting every captured
- * event of a log (see `projectShare`), split over two threads as the projection threads split it.
- * Prints `{"events": …, "seconds": …}`.
+ * event of a log (see `projectShare`), split over two threads as the projection threads split it,
+ * each writing a file of its own (`<store file>` with the share's name) as each captured-event
+ * projection does. Prints `{"events": …, "seconds": …}`.
  */
 if (isMainThread) {
   const [logPath, storePath] = process.argv.slice(2)
@@ -12,7 +13,7 @@ if (isMainThread) {
   const started = performance.now()
   const shares: Share[] = ['people', 'activity']
   const counts = await Promise.all(shares.map((share) => new Promise<number>((resolve, reject) => {
-    const worker = new Worker(new URL(import.meta.url), { workerData: { share, logPath, storePath } })
+    const worker = new Worker(new URL(import.meta.url), { workerData: { share, logPath, storePath: `${storePath}-${share}` } })
     worker.once('message', resolve)
     worker.once('error', reject)
   })))

@@ -2,8 +2,9 @@ import type { Position, RecordedEvent } from '../src/eventlog/port.js'
 import type { ReadStore } from '../src/readstore/port.js'
 import type { QuarantinedEvent } from '../src/readstore/projections.js'
 
-/** Where every build records the events it skipped; one collection for all projections. */
-export const QUARANTINE = 'quarantined_events'
+import { QUARANTINE } from '../src/readstore/names.js'
+
+export { QUARANTINE }
 
 const MAX_ERROR_TEXT = 500
 

@@ -5,6 +5,7 @@ import type { EventLog } from './eventlog/port.js'
 import type { ReadStore } from './readstore/port.js'
 import { SqliteEventLog } from './eventlog/sqlite.js'
 import { SqliteReadStore } from './readstore/sqlite.js'
+import { SqliteFile, type SqliteFileOptions } from './readstore/sqlite-file.js'
 import { isBrokenStoreError } from './kernel/storage-errors.js'
 
 /** Storage that cannot be used as configured; the message says what and where, in one line. */
@@ -57,20 +58,24 @@ const storeOptions = (path: string, options: OpenStorageOptions) => ({
 })
 
 /**
- * The embedded read store; one that SQLite cannot read is moved aside (with its journal files)
- * and started afresh, since the projections rebuild every read model from the log.
+ * The embedded read store; a file of it that SQLite cannot read is moved aside (with its journal
+ * files) and started afresh, since the projections rebuild every read model from the log.
  */
 const openSqliteReadStore = (path: string, options: OpenStorageOptions): SqliteReadStore => {
   ensureWritableDirectory(path)
-  try {
-    return new SqliteReadStore(storeOptions(path, options))
-  } catch (error) {
-    if (!isBrokenStoreError(error)) throw new StorageError(`cannot open the read store ${path}: ${reasonOf(error)}`)
-    const movedTo = `${path}.unreadable-${new Date().toISOString().replace(/[:.]/g, '-')}`
-    for (const suffix of ['', '-wal', '-shm']) if (existsSync(path + suffix)) renameSync(path + suffix, movedTo + suffix)
-    options.onReadStoreMovedAside?.(path, movedTo, reasonOf(error))
-    return new SqliteReadStore(storeOptions(path, options))
+  const openFile = (fileOptions: SqliteFileOptions): SqliteFile => {
+    const file = fileOptions.path
+    try {
+      return new SqliteFile(fileOptions)
+    } catch (error) {
+      if (!isBrokenStoreError(error)) throw new StorageError(`cannot open the read store ${file}: ${reasonOf(error)}`)
+      const movedTo = `${file}.unreadable-${new Date().toISOString().replace(/[:.]/g, '-')}`
+      for (const suffix of ['', '-wal', '-shm']) if (existsSync(file + suffix)) renameSync(file + suffix, movedTo + suffix)
+      options.onReadStoreMovedAside?.(file, movedTo, reasonOf(error))
+      return new SqliteFile(fileOptions)
+    }
   }
+  return new SqliteReadStore({ ...storeOptions(path, options), openFile })
 }
 
 /** The event log the configuration names: EventStoreDB when its URL is set, else the SQLite file. */

@@ -42,14 +42,15 @@ export const scratchStore = (): { store: ReadStore; dispose: () => Promise<void>
 /** A read store in `dir` for a rebuild to keep, refused when one is already there. */
 const keptStore = (dir: string): { store: ReadStore; dispose: (keep: boolean) => Promise<void> } => {
   const path = join(dir, 'readmodels.sqlite')
-  if (existsSync(path)) throw new RebuildRefused(`${path} already exists: --into needs a directory without read models`)
+  const existing = SqliteReadStore.paths(path).find((file) => existsSync(file))
+  if (existing !== undefined) throw new RebuildRefused(`${existing} already exists: --into needs a directory without read models`)
   mkdirSync(dir, { recursive: true })
   const store = new SqliteReadStore({ path })
   return {
     store,
     dispose: async (keep) => {
       await store.close()
-      if (!keep) for (const suffix of ['', '-wal', '-shm', '-journal']) rmSync(`${path}${suffix}`, { force: true })
+      if (!keep) for (const file of SqliteReadStore.paths(path)) for (const suffix of ['', '-wal', '-shm', '-journal']) rmSync(`${file}${suffix}`, { force: true })
     },
   }
 }

@@ -6,6 +6,12 @@ export interface Build {
   readonly build: number
 }
 
+/**
+ * Where every build records the events it skipped, one record per event with its checkpoint: a
+ * store kept in several places keeps each record with its build.
+ */
+export const QUARANTINE = 'quarantined_events'
+
 /** Where a build keeps a logical collection: builds of one projector never share tables. */
 export const physicalCollection = (collection: string, build: Build): string =>
   `${collection}_v${build.version}_b${build.build}`

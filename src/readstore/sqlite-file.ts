@@ -8,7 +8,7 @@ import {
   type ReadStore, type StagingKey,
 } from './port.js'
 
-export interface SqliteReadStoreOptions {
+export interface SqliteFileOptions {
   /** File path, or `:memory:`. */
   readonly path: string
   /**
@@ -93,11 +93,11 @@ interface WritePlan {
 }
 
 /**
- * Read models in a SQLite file: one table of JSON documents per collection, and the projection
+ * Read models in one SQLite file: one table of JSON documents per collection, and the projection
  * checkpoints beside them, so "write documents and move the checkpoint" is one local transaction.
  * Read models can be rebuilt from the log, so this file runs with `synchronous=NORMAL`.
  */
-export class SqliteReadStore implements ReadStore {
+export class SqliteFile implements ReadStore {
   readonly kind = 'sqlite' as const
   private readonly db: Database.Database
   private readonly statements = new Map<string, Database.Statement>()
@@ -106,7 +106,7 @@ export class SqliteReadStore implements ReadStore {
   /** Per collection, its prepared writes; dropped whenever its indexed fields change. */
   private readonly plans = new Map<string, WritePlan>()
 
-  constructor(options: SqliteReadStoreOptions) {
+  constructor(options: SqliteFileOptions) {
     if (options.path !== ':memory:') mkdirSync(dirname(options.path), { recursive: true })
     this.db = new Database(options.path)
     this.db.pragma('journal_mode = WAL')
@@ -126,6 +126,12 @@ export class SqliteReadStore implements ReadStore {
       this.statements.set(sql, statement)
     }
     return statement
+  }
+
+  /** Whether the collection's table exists in this file. */
+  hasCollection(collection: string): boolean {
+    return this.tables.has(collection)
+      || this.statement("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").pluck().get(`c_${collection}`) !== undefined
   }
 
   private ensureTable(collection: string): string {

@@ -95,12 +95,15 @@ t.test('a read store that is deleted or corrupted between runs is rebuilt from t
   await exited(server.child)
 
   const damages: Array<[string, () => void]> = [
+    // The main file (management read models, the registry) and the file of the persons projection.
     ['corrupted', () => {
-      const fd = openSync(join(dir, 'readmodels.sqlite'), 'r+')
-      writeSync(fd, Buffer.alloc(100, 0x5a), 0, 100, 0)
-      closeSync(fd)
+      for (const name of ['readmodels.sqlite', 'readmodels-persons.sqlite']) {
+        const fd = openSync(join(dir, name), 'r+')
+        writeSync(fd, Buffer.alloc(100, 0x5a), 0, 100, 0)
+        closeSync(fd)
+      }
     }],
-    ['deleted', () => { for (const name of readdirSync(dir).filter((n) => n.startsWith('readmodels.sqlite'))) rmSync(join(dir, name)) }],
+    ['deleted', () => { for (const name of readdirSync(dir).filter((n) => n.startsWith('readmodels'))) rmSync(join(dir, name)) }],
   ]
   for (const [how, damage] of damages) {
     damage()
@@ -125,7 +128,8 @@ t.test('a read store that is deleted or corrupted between runs is rebuilt from t
     for (const path of paths) t.same(after[path], before[path], `${path} answers as before (${how})`)
     if (how === 'corrupted') {
       t.match(server.output(), /read store could not be read; it was moved aside/, 'the log says the read store was moved aside')
-      t.ok(readdirSync(dir).some((name) => name.startsWith('readmodels.sqlite.unreadable-')), 'the damaged file is kept beside the new one')
+      t.ok(readdirSync(dir).some((name) => name.startsWith('readmodels.sqlite.unreadable-')), 'the damaged main file is kept beside the new one')
+      t.ok(readdirSync(dir).some((name) => name.startsWith('readmodels-persons.sqlite.unreadable-')), 'the damaged file of the persons is kept beside the new one')
     }
     server.child.kill('SIGTERM')
     await exited(server.child)
