@@ -1,18 +1,27 @@
 import type { RecordedEvent } from './port.js'
 import { toRecordedEvent, type EventRow } from './sqlite-schema.js'
 
-/** Characters of decoded rows' data kept, about: a few pages of subscriptions reading in step. */
+/** Characters of decoded rows' data kept at most, about: a few pages of subscriptions reading in step. */
 const KEPT_CHARS = 8 * 1024 * 1024
+
+/** One subscription's place in the log, as far as the rows it has been given. */
+export interface RowReader {
+  /** Every row at or before `position` has been given to this reader (or was not for it). */
+  passed(position: bigint): void
+  close(): void
+}
 
 /**
  * Log rows decoded once for every subscription of one connection. The subscriptions of one
  * projection thread read the same rows at about the same time, and parsing a row's JSON is most
- * of what reading it costs; the recorded events are shared, and nothing changes them. The
- * oldest rows go first once their data passes `KEPT_CHARS`; a subscription that falls further
- * behind than that decodes its rows itself.
+ * of what reading it costs; the recorded events are shared, and nothing changes them. A row is
+ * kept until every open reader has passed it, so readers that have caught up keep nothing; past
+ * `limit` characters of data the oldest rows go first, and a reader that falls further behind
+ * than that decodes its rows itself.
  */
 export class DecodedRows {
   private readonly kept = new Map<bigint, { readonly event: RecordedEvent; readonly chars: number }>()
+  private readonly readers = new Set<{ at: bigint }>()
   private chars = 0
 
   constructor(private readonly limit = KEPT_CHARS) {}
@@ -22,15 +31,43 @@ export class DecodedRows {
     if (found !== undefined) return found.event
     const event = toRecordedEvent(row)
     const chars = row.data.length + (row.metadata?.length ?? 0)
-    if (chars > this.limit) return event
+    if (chars > this.limit || this.readers.size < 2) return event
     this.kept.set(row.global_position, { event, chars })
     this.chars += chars
+    this.evict(() => this.chars > this.limit)
+    return event
+  }
+
+  /** A reader starting at `position`: until it passes them, rows after it are kept for it. */
+  reader(position: bigint): RowReader {
+    const place = { at: position }
+    this.readers.add(place)
+    return {
+      passed: (at) => {
+        place.at = at
+        const slowest = this.slowest()
+        this.evict((kept) => kept <= slowest)
+      },
+      close: () => {
+        if (!this.readers.delete(place)) return
+        if (this.readers.size < 2) this.clear()
+      },
+    }
+  }
+
+  private slowest(): bigint {
+    let slowest: bigint | null = null
+    for (const { at } of this.readers) if (slowest === null || at < slowest) slowest = at
+    return slowest ?? 0n
+  }
+
+  /** Lets go of the oldest rows while `done` says so of the oldest. */
+  private evict(done: (position: bigint) => boolean): void {
     for (const [position, entry] of this.kept) {
-      if (this.chars <= this.limit) break
+      if (!done(position)) return
       this.kept.delete(position)
       this.chars -= entry.chars
     }
-    return event
   }
 
   clear(): void {

@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3'
 import type { Position, SubscribeOptions, Subscription, SubscriptionFilter, SubscriptionItem } from './port.js'
 import type { RecordedEvent } from './port.js'
+import type { RowReader } from './decoded-rows.js'
 import { EVENT_COLUMNS, type EventRow } from './sqlite-schema.js'
 
 /** What a subscription needs from the SQLite log. */
@@ -12,6 +13,8 @@ export interface SubscriptionSource {
   isClosed(): boolean
   /** The recorded event of a row, decoded once for all of this source's subscriptions. */
   decode(row: EventRow): RecordedEvent
+  /** Tells the source how far a subscription has read, so rows every one has passed are let go. */
+  reader(position: bigint): RowReader
 }
 
 const PAGE = 500
@@ -71,38 +74,47 @@ export const sqliteSubscription = (source: SubscriptionSource, options: Subscrib
     wake = done
   })
 
+  // Registered now, so rows the other subscriptions decode from here on are kept for this one.
+  const start = options.fromPosition ?? 'start'
+  const reader = source.reader(start === 'start' ? 0n : start === 'end' ? source.head() : start.commit)
+
   async function* items(): AsyncGenerator<SubscriptionItem> {
-    const start = options.fromPosition ?? 'start'
     let from = start === 'start' ? 0n : start === 'end' ? source.head() : start.commit
     let caughtUp = false
     let limit = PAGE
-    while (!stopped && !source.isClosed()) {
-      const head = source.head()
-      const upper = head - from > SEARCH_WINDOW ? from + SEARCH_WINDOW : head
-      const rows = page.all(from, upper, ...params, limit) as EventRow[]
-      const full = rows.length === limit
-      limit = nextPageRows(rows)
-      while (rows.length > 0) {
-        const row = rows.shift()!
-        yield { kind: 'event', event: source.decode(row) }
-        from = row.global_position
-        if (stopped) return
+    try {
+      while (!stopped && !source.isClosed()) {
+        const head = source.head()
+        const upper = head - from > SEARCH_WINDOW ? from + SEARCH_WINDOW : head
+        const rows = page.all(from, upper, ...params, limit) as EventRow[]
+        const full = rows.length === limit
+        limit = nextPageRows(rows)
+        while (rows.length > 0) {
+          const row = rows.shift()!
+          yield { kind: 'event', event: source.decode(row) }
+          from = row.global_position
+          reader.passed(from)
+          if (stopped) return
+        }
+        if (!full && upper > from) {
+          from = upper
+          reader.passed(from)
+          const position: Position = { commit: upper, prepare: upper }
+          yield { kind: 'checkpoint', position }
+        }
+        if (full || upper < head) {
+          await yieldToEventLoop()
+          continue
+        }
+        if (!caughtUp) {
+          caughtUp = true
+          yield { kind: 'caughtUp' }
+        }
+        if (stopped || source.isClosed()) return
+        if (source.head() <= from) await waitForNewEvents(from)
       }
-      if (!full && upper > from) {
-        from = upper
-        const position: Position = { commit: upper, prepare: upper }
-        yield { kind: 'checkpoint', position }
-      }
-      if (full || upper < head) {
-        await yieldToEventLoop()
-        continue
-      }
-      if (!caughtUp) {
-        caughtUp = true
-        yield { kind: 'caughtUp' }
-      }
-      if (stopped || source.isClosed()) return
-      if (source.head() <= from) await waitForNewEvents(from)
+    } finally {
+      reader.close()
     }
   }
 
@@ -112,6 +124,7 @@ export const sqliteSubscription = (source: SubscriptionSource, options: Subscrib
     async unsubscribe() {
       stopped = true
       wake?.()
+      reader.close()
       await iterator.return(undefined)
     },
   }

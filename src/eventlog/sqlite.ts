@@ -9,7 +9,7 @@ import type {
   AppendOptions, AppendResult, DeleteOptions, EventData, EventLog, ExpectedRevision, Position, ReadAllOptions, ReadStreamOptions,
   RecordedEvent, SubscribeOptions, Subscription,
 } from './port.js'
-import { DecodedRows } from './decoded-rows.js'
+import { DecodedRows, type RowReader } from './decoded-rows.js'
 import { sqliteSubscription, type SubscriptionSource } from './sqlite-subscription.js'
 import { EVENT_COLUMNS, openLogDatabase, toRecordedEvent, type EventRow } from './sqlite-schema.js'
 import type { CommitMessage, CommitReply } from './sqlite-writer-thread.js'
@@ -294,6 +294,11 @@ export class SqliteEventLog implements EventLog, SubscriptionSource {
   /** @internal for subscriptions: rows are decoded once for all of this log's subscriptions. */
   decode(row: EventRow): RecordedEvent {
     return this.decoded.decode(row)
+  }
+
+  /** @internal for subscriptions: where each one has read to, so rows all have passed are let go. */
+  reader(position: bigint): RowReader {
+    return this.decoded.reader(position)
   }
 
   /**

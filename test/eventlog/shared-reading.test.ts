@@ -22,15 +22,41 @@ const firstEvents = async (items: AsyncIterator<SubscriptionItem>, count: number
   return events
 }
 
-t.test('a row is decoded once for every subscription of one log, and the oldest rows go once the data kept passes the limit', async (t) => {
+t.test('a row is decoded once while another reader has still to pass it, and let go once all have', async (t) => {
+  const decoded = new DecodedRows(1000)
+  const a = decoded.reader(0n)
+  const b = decoded.reader(0n)
+  const first = decoded.decode(row(1, '{"n":1}'))
+  t.same(first.data, { n: 1 })
+  a.passed(1n)
+  t.equal(decoded.decode(row(1, '{"n":1}')), first, 'the slower reader gets the same recorded event')
+  b.passed(1n)
+  t.not(decoded.decode(row(1, '{"n":1}')), first, 'once both have passed it, the row is not kept')
+})
+
+t.test('past its limit the oldest rows go first, and a row larger than the limit is never kept', async (t) => {
   const decoded = new DecodedRows(30)
+  decoded.reader(0n)
+  decoded.reader(0n)
   const first = decoded.decode(row(1, '{"n":"aaaaaaaaaaaa"}'))
-  t.equal(decoded.decode(row(1, '{"n":"aaaaaaaaaaaa"}')), first, 'the same row gives the same recorded event')
-  t.same(first.data, { n: 'aaaaaaaaaaaa' })
-  decoded.decode(row(2, '{"n":"bbbbbbbbbbbb"}'))
-  t.not(decoded.decode(row(1, '{"n":"aaaaaaaaaaaa"}')), first, 'past the limit the oldest row was let go and is decoded again')
+  t.equal(decoded.decode(row(1, '{"n":"aaaaaaaaaaaa"}')), first)
+  const second = decoded.decode(row(2, '{"n":"bbbbbbbbbbbb"}'))
+  t.equal(decoded.decode(row(2, '{"n":"bbbbbbbbbbbb"}')), second, 'the newer one is kept')
+  t.not(decoded.decode(row(1, '{"n":"aaaaaaaaaaaa"}')), first, 'the oldest row was let go')
   const large = row(3, `{"n":"${'c'.repeat(40)}"}`)
   t.not(decoded.decode(large), decoded.decode(large), 'a row larger than the limit is never kept')
+})
+
+t.test('with one reader, or none left, nothing is kept', async (t) => {
+  const decoded = new DecodedRows(1000)
+  const only = decoded.reader(0n)
+  t.not(decoded.decode(row(1, '{"n":1}')), decoded.decode(row(1, '{"n":1}')), 'a lone reader has no one to share with')
+  const other = decoded.reader(0n)
+  const kept = decoded.decode(row(2, '{"n":2}'))
+  t.equal(decoded.decode(row(2, '{"n":2}')), kept)
+  other.close()
+  t.not(decoded.decode(row(2, '{"n":2}')), kept, 'when a reader closes and one is left, what was kept goes')
+  only.close()
 })
 
 t.test('two subscriptions of one log reading the same rows get the same recorded events', async (t) => {
@@ -40,8 +66,14 @@ t.test('two subscriptions of one log reading the same rows get the same recorded
   const a = log.subscribeToAll({ fromPosition: 'start' })
   const b = log.subscribeToAll({ fromPosition: 'start' })
   t.teardown(async () => { await a.unsubscribe(); await b.unsubscribe() })
-  const fromA = await firstEvents(a[Symbol.asyncIterator](), 5)
-  const fromB = await firstEvents(b[Symbol.asyncIterator](), 5)
+  // Read in turns, as the runners of one projection thread do.
+  const [itemsA, itemsB] = [a[Symbol.asyncIterator](), b[Symbol.asyncIterator]()]
+  const fromA: RecordedEvent[] = []
+  const fromB: RecordedEvent[] = []
+  for (let i = 0; i < 5; i++) {
+    fromA.push(...await firstEvents(itemsA, 1))
+    fromB.push(...await firstEvents(itemsB, 1))
+  }
   t.same(fromA.map((event) => event.data), [0, 1, 2, 3, 4].map((i) => ({ i })))
   t.ok(fromA.every((event, i) => event === fromB[i]), 'each row was parsed once for both')
 })
