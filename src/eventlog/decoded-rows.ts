@@ -20,19 +20,23 @@ export interface RowReader {
  * than that decodes its rows itself.
  */
 export class DecodedRows {
-  private readonly kept = new Map<bigint, { readonly event: RecordedEvent; readonly chars: number }>()
+  /** By log position (as a number: positions stay far below 2^53, and number keys are cheap). */
+  private readonly kept = new Map<number, { readonly event: RecordedEvent; readonly chars: number }>()
   private readonly readers = new Set<{ at: bigint }>()
   private chars = 0
 
   constructor(private readonly limit = KEPT_CHARS) {}
 
   decode(row: EventRow): RecordedEvent {
-    const found = this.kept.get(row.global_position)
+    // One reader has nobody to share with: the common case of a process with one subscription.
+    if (this.readers.size < 2) return toRecordedEvent(row)
+    const position = Number(row.global_position)
+    const found = this.kept.get(position)
     if (found !== undefined) return found.event
     const event = toRecordedEvent(row)
     const chars = row.data.length + (row.metadata?.length ?? 0)
-    if (chars > this.limit || this.readers.size < 2) return event
-    this.kept.set(row.global_position, { event, chars })
+    if (chars > this.limit) return event
+    this.kept.set(position, { event, chars })
     this.chars += chars
     this.evict(() => this.chars > this.limit)
     return event
@@ -45,7 +49,8 @@ export class DecodedRows {
     return {
       passed: (at) => {
         place.at = at
-        const slowest = this.slowest()
+        if (this.kept.size === 0) return
+        const slowest = Number(this.slowest())
         this.evict((kept) => kept <= slowest)
       },
       close: () => {
@@ -62,7 +67,7 @@ export class DecodedRows {
   }
 
   /** Lets go of the oldest rows while `done` says so of the oldest. */
-  private evict(done: (position: bigint) => boolean): void {
+  private evict(done: (position: number) => boolean): void {
     for (const [position, entry] of this.kept) {
       if (!done(position)) return
       this.kept.delete(position)
