@@ -22,7 +22,8 @@ export interface RowReader {
 export class DecodedRows {
   /** By log position (as a number: positions stay far below 2^53, and number keys are cheap). */
   private readonly kept = new Map<number, { readonly event: RecordedEvent; readonly chars: number }>()
-  private readonly readers = new Set<{ at: bigint }>()
+  /** Where each open reader is, as a number like the keys. */
+  private readonly readers = new Set<{ at: number }>()
   private chars = 0
 
   constructor(private readonly limit = KEPT_CHARS) {}
@@ -44,13 +45,14 @@ export class DecodedRows {
 
   /** A reader starting at `position`: until it passes them, rows after it are kept for it. */
   reader(position: bigint): RowReader {
-    const place = { at: position }
+    const place = { at: Number(position) }
     this.readers.add(place)
     return {
       passed: (at) => {
-        place.at = at
+        place.at = Number(at)
         if (this.kept.size === 0) return
-        const slowest = Number(this.slowest())
+        let slowest = Number.POSITIVE_INFINITY
+        for (const reader of this.readers) slowest = Math.min(slowest, reader.at)
         this.evict((kept) => kept <= slowest)
       },
       close: () => {
@@ -58,12 +60,6 @@ export class DecodedRows {
         if (this.readers.size < 2) this.clear()
       },
     }
-  }
-
-  private slowest(): bigint {
-    let slowest: bigint | null = null
-    for (const { at } of this.readers) if (slowest === null || at < slowest) slowest = at
-    return slowest ?? 0n
   }
 
   /** Lets go of the oldest rows while `done` says so of the oldest. */

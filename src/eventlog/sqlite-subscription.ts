@@ -74,12 +74,13 @@ export const sqliteSubscription = (source: SubscriptionSource, options: Subscrib
     wake = done
   })
 
-  // Registered now, so rows the other subscriptions decode from here on are kept for this one.
   const start = options.fromPosition ?? 'start'
-  const reader = source.reader(start === 'start' ? 0n : start === 'end' ? source.head() : start.commit)
+  const startPosition = (): bigint => (start === 'start' ? 0n : start === 'end' ? source.head() : start.commit)
+  // Registered now, so rows the other subscriptions decode from here on are kept for this one.
+  const reader = source.reader(startPosition())
 
   async function* items(): AsyncGenerator<SubscriptionItem> {
-    let from = start === 'start' ? 0n : start === 'end' ? source.head() : start.commit
+    let from = startPosition()
     let caughtUp = false
     let limit = PAGE
     try {

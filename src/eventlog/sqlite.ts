@@ -201,12 +201,14 @@ export class SqliteEventLog implements EventLog, SubscriptionSource {
       for (const request of group) request.reject(result)
       return
     }
+    // Listened to by projections in this process; a process that only ingests has none.
     const types = new Set<string>()
+    const listened = this.commitListeners.size > 0
     group.forEach((request, i) => {
       const outcome = result[i]!
       if ('ok' in outcome) {
         request.resolve(outcome.ok)
-        for (const event of request.events) types.add(event.type)
+        if (listened) for (const event of request.events) types.add(event.type)
       } else request.reject(outcomeError(outcome))
     })
     if (types.size === 0) return

@@ -28,14 +28,17 @@ const ordering = (orderBy: FindQuery['orderBy'] = []) => (a: JsonObject, b: Json
  * The embedded read store: SQLite files in one directory, the main one at `path` and one beside it
  * for each projection listed in `OWN_FILES`. Every call goes to the file that holds what it names:
  * a collection, a checkpoint, a staging group. Quarantined events are kept in the file of the build
- * that skipped them and read from there by checkpoint.
+ * that skipped them and read from there by checkpoint, or from every file.
  */
 export class SqliteReadStore implements ReadStore {
   readonly kind = 'sqlite' as const
   private readonly main: SqliteFile
   private readonly shards = new Map<string, SqliteFile>()
+  private readonly files: readonly SqliteFile[]
   /** Per build (`<shard><suffix>`), the file it lives in; decided once, since builds never move. */
   private readonly builds = new Map<string, SqliteFile>()
+  /** Per collection or checkpoint name, its file: every change of every commit is routed. */
+  private readonly routes = new Map<string, SqliteFile>()
 
   /** Every file of a store whose main file is at `path`. */
   static paths(path: string): string[] {
@@ -51,10 +54,7 @@ export class SqliteReadStore implements ReadStore {
       for (const file of [this.main, ...this.shards.values()]) void file.close()
       throw error
     }
-  }
-
-  private get files(): SqliteFile[] {
-    return [this.main, ...this.shards.values()]
+    this.files = [this.main, ...this.shards.values()]
   }
 
   private fileOfBuild(build: BuildInFile | null): SqliteFile {
@@ -68,22 +68,32 @@ export class SqliteReadStore implements ReadStore {
     return file
   }
 
+  private routed(name: string, buildOf: (name: string) => BuildInFile | null): SqliteFile {
+    let file = this.routes.get(name)
+    if (!file) this.routes.set(name, file = this.fileOfBuild(buildOf(name)))
+    return file
+  }
+
   private fileOfCollection(collection: string): SqliteFile {
-    return this.fileOfBuild(buildOfCollection(collection))
+    return this.routed(collection, buildOfCollection)
   }
 
   private fileOfCheckpoint(checkpoint: string): SqliteFile {
-    return this.fileOfBuild(buildOfCheckpoint(checkpoint))
+    return this.routed(checkpoint, buildOfCheckpoint)
   }
 
   /** The one file a quarantine query is about, when it names a checkpoint; else every file. */
-  private quarantineFiles(checkpoint: unknown): SqliteFile[] {
+  private quarantineFiles(checkpoint: unknown): readonly SqliteFile[] {
     return typeof checkpoint === 'string' ? [this.fileOfCheckpoint(checkpoint)] : this.files
   }
 
   async get<T extends JsonObject = JsonObject>(collection: string, id: string): Promise<T | null> {
     if (collection !== QUARANTINE) return this.fileOfCollection(collection).get<T>(collection, id)
-    return this.fileOfCheckpoint(id.split('|', 1)[0]!).get<T>(collection, id)
+    for (const file of this.files) {
+      const doc = await file.get<T>(collection, id)
+      if (doc !== null) return doc
+    }
+    return null
   }
 
   async getMany<T extends JsonObject = JsonObject>(collection: string, ids: readonly string[]): Promise<Map<string, T>> {
@@ -121,9 +131,8 @@ export class SqliteReadStore implements ReadStore {
     yield* all.sort(byId)
   }
 
-  /** The file a batch of changes for `checkpoint` goes to; every change must belong there. */
-  private fileOfChanges(checkpoint: string, changes: readonly DocumentChange[]): SqliteFile {
-    const file = this.fileOfCheckpoint(checkpoint)
+  /** `file`, the one a batch of changes for `checkpoint` goes to, once every change is found to belong there. */
+  private holding(file: SqliteFile, checkpoint: string, changes: readonly DocumentChange[]): SqliteFile {
     for (const change of changes) {
       if (change.collection !== QUARANTINE && this.fileOfCollection(change.collection) !== file) {
         throw new TypeError(`${change.collection} is not kept with the checkpoint ${checkpoint}`)
@@ -133,11 +142,12 @@ export class SqliteReadStore implements ReadStore {
   }
 
   async commit(batch: CommitBatch): Promise<void> {
-    return this.fileOfChanges(batch.checkpoint, batch.changes).commit(batch)
+    return this.holding(this.fileOfCheckpoint(batch.checkpoint), batch.checkpoint, batch.changes).commit(batch)
   }
 
+  /** A staging group names one import of one build: routed by its build, not remembered by its name. */
   async stage(key: StagingKey, changes: readonly DocumentChange[]): Promise<void> {
-    return this.fileOfChanges(key.group, changes).stage(key, changes)
+    return this.holding(this.fileOfBuild(buildOfCheckpoint(key.group)), key.group, changes).stage(key, changes)
   }
 
   async checkpoint(name: string): Promise<Position | null> {
