@@ -28,9 +28,10 @@ const membershipFilter = (membership: Matcher, filter: PropertyFilter): Matcher 
 /**
  * Compiles cohort membership tests once per definition set. Dynamic cohorts are their property
  * groups evaluated against the flag's properties; static cohorts read the request's membership.
- * Cohorts that are missing or reference each other in a cycle mark the flag as failed.
+ * Cohorts that are missing or reference each other in a cycle mark the flag as failed. The
+ * property keys the compiled cohorts read are added to `reads`.
  */
-export const cohortMatchers = (cohorts: Readonly<Record<string, CohortDefinition>> | undefined): ((id: string) => Matcher) => {
+export const cohortMatchers = (cohorts: Readonly<Record<string, CohortDefinition>> | undefined, reads: Set<string>): ((id: string) => Matcher) => {
   const compiled = new Map<string, Matcher>()
   const compiling = new Set<string>()
 
@@ -38,7 +39,7 @@ export const cohortMatchers = (cohorts: Readonly<Record<string, CohortDefinition
     const parts = group.values.map((item): Matcher => {
       if (isGroup(item)) return compileGroup(item)
       if (item.type === 'cohort') return membershipFilter(membership(String(item.value)), item)
-      const match = compilePropertyFilter(item)
+      const match = compilePropertyFilter(item, reads)
       return item.negation === true ? (context) => !match(context) : match
     })
     if (parts.length === 0) return always

@@ -46,12 +46,19 @@ export interface CompiledFlagSet {
   readonly size: number
   /** Whether a flag reads another's value: only then are values recorded as flags are evaluated. */
   readonly hasDependencies: boolean
+  /**
+   * Every property key a condition, super condition or cohort of these flags reads, of persons or
+   * groups: the only properties evaluation needs (see `pickProperties`).
+   */
+  readonly propertyKeys: readonly string[]
 }
 
 interface Lookups {
   readonly byId: ReadonlyMap<string, FlagDefinition>
   readonly byKey: ReadonlyMap<string, FlagDefinition>
   readonly cohort: ReturnType<typeof cohortMatchers>
+  /** The property keys compiled matchers read, collected as they are compiled. */
+  readonly reads: Set<string>
 }
 
 const payloadText = (value: JsonValue): string => (typeof value === 'string' ? value : JSON.stringify(value))
@@ -63,7 +70,7 @@ const compileCondition = (group: ConditionGroup, index: number, variantKeys: Rea
   for (const filter of group.properties ?? []) {
     if (filter.type === 'flag') flagMatchers.push(compileDependency(filter, lookups, dependsOn, missing))
     else if (filter.type === 'cohort') cohort.push(compileCohortFilter(filter, lookups.cohort))
-    else plain.push(compilePropertyFilter(filter))
+    else plain.push(compilePropertyFilter(filter, lookups.reads))
   }
   const override = group.variant ?? null
   return {
@@ -134,7 +141,8 @@ export const compileFlags = (definitions: FlagDefinitionSet): CompiledFlagSet =>
   const byKey = new Map<string, FlagDefinition>()
   for (const flag of live) if (!byKey.has(flag.key)) byKey.set(flag.key, flag)
   const byId = new Map([...byKey.values()].map((flag) => [String(flag.id), flag]))
-  const lookups: Lookups = { byId, byKey, cohort: cohortMatchers(definitions.cohorts) }
+  const reads = new Set<string>()
+  const lookups: Lookups = { byId, byKey, cohort: cohortMatchers(definitions.cohorts, reads), reads }
 
   const active = [...byKey.values()].filter((flag) => flag.active)
   const compiled = active.map((flag, position) => compileFlag(flag, position, lookups))
@@ -145,5 +153,5 @@ export const compileFlags = (definitions: FlagDefinitionSet): CompiledFlagSet =>
   const groupTypes = new Map<number, string>()
   for (const [index, name] of Object.entries(definitions.group_type_mapping ?? {})) groupTypes.set(Number(index), name)
   const hasDependencies = compiled.some(({ compiled: flag }) => flag.dependsOn.length > 0)
-  return { evaluationOrder: order.map((key) => finished.get(key)!), byKey: finished, groupTypes, size: finished.size, hasDependencies }
+  return { evaluationOrder: order.map((key) => finished.get(key)!), byKey: finished, groupTypes, size: finished.size, hasDependencies, propertyKeys: [...reads] }
 }

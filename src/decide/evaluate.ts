@@ -12,7 +12,7 @@ export interface EvaluationInput {
   readonly distinctId: string
   /**
    * Person properties already merged: stored properties, then GeoIP, then the request's
-   * `person_properties`, later layers winning (see `mergeProperties`).
+   * `person_properties`, later layers winning (see `pickProperties`).
    */
   readonly personProperties?: Properties
   /** Group type name → group key, from the request. */
@@ -94,11 +94,15 @@ export const evaluateFlags = (input: EvaluationInput): EvaluationResult => {
 }
 
 /**
- * Merges property layers into a fresh object, later layers winning: for person properties pass
- * stored, GeoIP, then the request's `person_properties`.
+ * The properties evaluation reads (`keys`, see `CompiledFlagSet.propertyKeys`), each from the last
+ * layer that holds it: for person properties pass stored, GeoIP, then the request's
+ * `person_properties`. Only those keys are copied, so a request carrying thousands of properties
+ * costs no more than one carrying the few the flags read.
  */
-export const mergeProperties = (...layers: ReadonlyArray<Properties | null | undefined>): Properties => {
-  const merged = Object.create(null) as Record<string, unknown>
-  for (const layer of layers) if (layer) for (const key of Object.keys(layer)) merged[key] = layer[key]
-  return merged
+export const pickProperties = (keys: readonly string[], ...layers: ReadonlyArray<Properties | null | undefined>): Properties => {
+  const picked = Object.create(null) as Record<string, unknown>
+  for (const key of keys) {
+    for (const layer of layers) if (layer && Object.hasOwn(layer, key)) picked[key] = layer[key]
+  }
+  return picked
 }

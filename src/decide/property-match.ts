@@ -107,10 +107,12 @@ const orNever = (key: string, test: ValueTest | null, whenMissing = false): Matc
 /**
  * Compiles a person or group property filter with the server's semantics: every operator has
  * a defined answer for a missing property, and a value that cannot be read as the operator
- * needs (a number, a date, a version, a valid pattern) is simply no match.
+ * needs (a number, a date, a version, a valid pattern) is simply no match. The key the matcher
+ * reads is added to `reads`.
  */
-export const compilePropertyFilter = (filter: PropertyFilter): Matcher => {
+export const compilePropertyFilter = (filter: PropertyFilter, reads: Set<string>): Matcher => {
   const { key } = filter
+  reads.add(key)
   const operator = filter.operator ?? 'exact'
   if (operator === 'is_set') return (context) => hasProperty(context.props, key)
   if (operator === 'is_not_set') return (context) => !hasProperty(context.props, key)

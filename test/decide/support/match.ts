@@ -14,4 +14,4 @@ export const contextFor = (props: Record<string, unknown>, nowMs = NOW): MatchCo
 
 /** Whether a person/group property filter matches `props`, with the server's semantics. */
 export const matches = (filter: Omit<PropertyFilter, 'key'> & { key?: string }, props: Record<string, unknown>, nowMs = NOW): boolean =>
-  compilePropertyFilter({ key: 'key', ...filter })(contextFor(props, nowMs))
+  compilePropertyFilter({ key: 'key', ...filter }, new Set())(contextFor(props, nowMs))
