@@ -2,7 +2,10 @@ import { DASHBOARD_EVENT_TYPES, type DashboardEvent } from '../src/dashboards/ev
 import type { DashboardDocument } from '../src/dashboards/document.js'
 import { listOrderKey } from '../src/dashboards/list-order.js'
 import { evolveDashboard } from '../src/dashboards/state.js'
+import { CHANGE_COMMITTED, changeEvents } from '../src/kernel/change-parts.js'
 import { asDomainEvent, documentProjector } from './projector.js'
+
+const STREAM = 'dashboard-'
 
 /**
  * Dashboards with their tiles, collaborators and sharing, exactly as their events leave them.
@@ -12,9 +15,12 @@ export const dashboards = documentProjector<DashboardDocument>({
   name: 'dashboards',
   version: 2,
   collection: 'dashboards',
-  handles: DASHBOARD_EVENT_TYPES,
+  handles: [...DASHBOARD_EVENT_TYPES, CHANGE_COMMITTED],
   indexes: [['environment_id'], ['access_token'], ['environment_id', 'pinned', 'list_order']],
-  idOf: (event) => event.streamId.slice('dashboard-'.length),
+  // A change too large for one append is read from its parts, in place of its commit.
+  expand: (event, log) => (event.type === CHANGE_COMMITTED && event.streamId.startsWith(STREAM) ? changeEvents(log, event) : null),
+  // Events in part streams count only through their commit.
+  idOf: (event) => (event.streamId.startsWith(STREAM) && event.type !== CHANGE_COMMITTED ? event.streamId.slice(STREAM.length) : null),
   evolve: (doc, event) => {
     const next = evolveDashboard(doc, asDomainEvent<DashboardEvent>(event))
     return next && { ...next, list_order: listOrderKey(next.name) }

@@ -10,9 +10,10 @@ import { sessions } from './sessions.js'
 import { subscriptionDeliveries } from './subscription-deliveries.js'
 import { subscriptions } from './subscriptions.js'
 import { surveys } from './surveys.js'
+import { unfinishedCommands } from './unfinished-commands.js'
 
 /** Every projector the service runs. */
 export const allProjectors: readonly Projector[] = [
-  organizations, users, projects, environments, personalApiKeys, invites, dashboards, subscriptions, subscriptionDeliveries, featureFlags, surveys,
+  organizations, users, projects, environments, personalApiKeys, invites, dashboards, subscriptions, subscriptionDeliveries, featureFlags, surveys, unfinishedCommands,
   persons, groups, sessions, events,
 ]

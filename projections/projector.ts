@@ -71,11 +71,13 @@ export const documentProjector = <D extends JsonObject>(definition: {
   readonly indexes?: readonly (readonly string[])[]
   readonly idOf: (event: RecordedEvent) => string | null
   readonly evolve: (doc: D | null, event: RecordedEvent) => D | null
+  readonly expand?: Projector['expand']
 }): Projector => ({
   name: definition.name,
   version: definition.version,
   collections: [definition.collection],
   handles: definition.handles,
+  ...(definition.expand ? { expand: definition.expand } : {}),
   ...(definition.indexes ? { indexes: { [definition.collection]: definition.indexes } } : {}),
   apply(view, event) {
     const id = definition.idOf(event)

@@ -44,6 +44,11 @@ const Env = z.object({
     .min(100, 'must be a whole number of milliseconds from 100 to 120000').max(120_000, 'must be a whole number of milliseconds from 100 to 120000').default(10_000),
   /** Limits per personal API key, e.g. `480/minute,4800/hour` (PostHog's), or `off`. */
   HEDGELOG_RATE_LIMITS: z.string().refine((text) => parseRateLimits(text) !== null, 'must be like 480/minute,4800/hour, or off').default('480/minute,4800/hour'),
+  /**
+   * For fault tests only: comma-separated places where the process kills itself between the two
+   * steps of a command across streams (`tile-move:moved-out`, `flag-create:key-claimed`).
+   */
+  HEDGELOG_CRASH_POINTS: z.string().default(''),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], { error: 'must be one of fatal, error, warn, info, debug, trace, silent' }).default('info'),
 })
 

@@ -6,6 +6,8 @@ import type { Config } from './config.js'
 import type { EventLog } from './eventlog/port.js'
 import { newUlid } from './kernel/ids.js'
 import type { ReadStore } from './readstore/port.js'
+import { armCrashPoints } from './kernel/crash-points.js'
+import { finishCommandsJob } from './scheduler/finish-commands.js'
 import { projectionWatchdog } from './scheduler/projection-watchdog.js'
 import { startScheduler, type Scheduler } from './scheduler/scheduler.js'
 import { openStorage } from './storage.js'
@@ -61,6 +63,7 @@ const startProjections = (config: Config, log: EventLog, store: ReadStore, regis
 
 /** Opens the stores and starts the requested roles of one process. */
 export const startService = async (config: Config, roles: readonly Role[], logger: FastifyBaseLogger): Promise<Service> => {
+  armCrashPoints(config.HEDGELOG_CRASH_POINTS.split(',').filter((name) => name !== ''))
   const { log, store } = await openStorage(config, {
     commitThread: true,
     // With projections on their own threads, this thread only reads the read store and renews
@@ -92,6 +95,7 @@ export const startService = async (config: Config, roles: readonly Role[], logge
       jobs: [
         projectionWatchdog({ status: () => storedStatus(log, store, registry, allProjectors), warn: (stalled) => logger.warn(stalled, 'projection is not advancing') }),
         subscriptionDeliveryJob({ log, models, ...delivery, owner, clock: () => new Date() }),
+        finishCommandsJob({ log, models }),
       ],
       onError: (job, error) => logger.error({ job, err: error }, 'scheduled job failed'),
     })

@@ -1,4 +1,5 @@
 import { apiTime } from '../http/timestamps.js'
+import { readAggregateEvents } from '../kernel/change-parts.js'
 import type { FastifyRequest } from 'fastify'
 import { StreamNotFound } from '../eventlog/errors.js'
 import type { EventLog, JsonObject, RecordedEvent } from '../eventlog/port.js'
@@ -96,7 +97,7 @@ export const activityEntries = <State extends JsonObject | null, Event>(
 export const readWholeStream = async (log: EventLog, stream: string): Promise<RecordedEvent[]> => {
   const events: RecordedEvent[] = []
   try {
-    for await (const event of log.readStream(stream)) events.push(event)
+    for await (const event of readAggregateEvents(log, stream)) events.push(event)
   } catch (error) {
     if (!(error instanceof StreamNotFound)) throw error
   }

@@ -25,8 +25,8 @@ export type DashboardCommand =
   | { type: 'AddCollaborator'; actor: Actor; organizationId: string; target: CollaboratorTarget | null; level: number; collaboratorId: string; at: string }
   | { type: 'RemoveCollaborator'; actor: Actor; userUuid: string; at: string }
   | { type: 'SetSharing'; actor: Actor; enabled: boolean; at: string }
-  | { type: 'MoveTileOut'; actor: Actor; tileId: number; toDashboard: number; at: string }
-  | { type: 'MoveTileIn'; actor: Actor; tile: Tile; fromDashboard: number; at: string }
+  | { type: 'MoveTileOut'; actor: Actor; tileId: number; toDashboard: number; moveId: string; at: string }
+  | { type: 'CompleteTileMove'; tile: Tile; fromDashboard: number; moveId: string; at: string }
 
 const NO_EDIT = "You don't have edit permissions for this dashboard."
 
@@ -96,10 +96,21 @@ const removeCollaborator = (state: Dashboard | null, command: Extract<DashboardC
   return [{ type: 'DashboardCollaboratorRemoved', data: { userUuid: command.userUuid, at: command.at } }]
 }
 
+/** Tiles a creation carries in its own event, by JSON length; more follow as tile events, so no one event outgrows the log. */
+const CREATED_TILES_LENGTH = 256 * 1024
+
+const creation = (data: DashboardCreated['data']): DashboardEvent[] => {
+  if (JSON.stringify(data.tiles).length <= CREATED_TILES_LENGTH) return [{ type: 'DashboardCreated', data }]
+  return [
+    { type: 'DashboardCreated', data: { ...data, tiles: [] } },
+    ...data.tiles.map((tile): DashboardEvent => ({ type: 'DashboardTileAdded', data: { tile, at: data.at } })),
+  ]
+}
+
 const decideCommand = (command: DashboardCommand, state: Dashboard | null): DashboardEvent[] => {
   switch (command.type) {
     case 'CreateDashboard':
-      return state === null ? [{ type: 'DashboardCreated', data: command.data }] : []
+      return state === null ? creation(command.data) : []
     case 'UpdateDashboard':
       return update(state, command)
     case 'AddCollaborator':
@@ -113,12 +124,16 @@ const decideCommand = (command: DashboardCommand, state: Dashboard | null): Dash
     }
     case 'MoveTileOut': {
       const dashboard = editable(state, command.actor)
-      if (!dashboard.tiles.some((t) => t.id === command.tileId && !t.deleted)) throw new NotFound()
-      return [{ type: 'DashboardTileMovedOut', data: { tileId: command.tileId, toDashboard: command.toDashboard, at: command.at } }]
+      const tile = dashboard.tiles.find((t) => t.id === command.tileId && !t.deleted)
+      if (!tile) throw new NotFound()
+      const { tileId, toDashboard, moveId, at } = command
+      return [{ type: 'DashboardTileMovedOut', data: { tileId, toDashboard, tile, moveId, at } }]
     }
-    case 'MoveTileIn': {
-      editable(state, command.actor, "You don't have edit permissions for the destination dashboard.")
-      return [{ type: 'DashboardTileMovedIn', data: { tile: command.tile, fromDashboard: command.fromDashboard, at: command.at } }]
+    case 'CompleteTileMove': {
+      // The source decided the move; the destination only refuses to take it twice.
+      if (state === null || state.arrivals?.includes(command.moveId)) return []
+      const { tile, fromDashboard, moveId, at } = command
+      return [{ type: 'DashboardTileMovedIn', data: { tile, fromDashboard, moveId, at } }]
     }
     default:
       return assertNever(command)
@@ -131,7 +146,8 @@ export const dashboardDecider: Decider<Dashboard | null, DashboardCommand, Dashb
   evolve: evolveDashboard,
   decide: (command, state) => {
     const events = decideCommand(command, state)
-    checkDashboardLimits(state, events.reduce(evolveDashboard, state))
+    // A move is held to the limits where it is decided (the route checks the destination's room).
+    if (command.type !== 'CompleteTileMove') checkDashboardLimits(state, events.reduce(evolveDashboard, state))
     return events
   },
 }

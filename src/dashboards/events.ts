@@ -49,8 +49,17 @@ export type DashboardDeleted = { type: 'DashboardDeleted'; data: { at: string } 
 export type DashboardRestored = { type: 'DashboardRestored'; data: { at: string } }
 export type DashboardTileAdded = { type: 'DashboardTileAdded'; data: { tile: Tile; at: string } }
 export type DashboardTileUpdated = { type: 'DashboardTileUpdated'; data: { tileId: number; changes: Partial<Tile>; at: string } }
-export type DashboardTileMovedOut = { type: 'DashboardTileMovedOut'; data: { tileId: number; toDashboard: number; at: string } }
-export type DashboardTileMovedIn = { type: 'DashboardTileMovedIn'; data: { tile: Tile; fromDashboard: number; at: string } }
+/**
+ * A move is decided by the source alone: `DashboardTileMovedOut` takes the tile off and carries
+ * it, with the move's id, and `DashboardTileMovedIn` completes it on the destination (at most once
+ * per move id). Moves recorded before the move id existed were written the other way round,
+ * destination first, and carry neither `tile` nor `moveId` on the way out.
+ */
+export type DashboardTileMovedOut = {
+  type: 'DashboardTileMovedOut'
+  data: { tileId: number; toDashboard: number; at: string; tile?: Tile; moveId?: string }
+}
+export type DashboardTileMovedIn = { type: 'DashboardTileMovedIn'; data: { tile: Tile; fromDashboard: number; at: string; moveId?: string } }
 export type DashboardCollaboratorAdded = { type: 'DashboardCollaboratorAdded'; data: { collaborator: Collaborator; at: string } }
 export type DashboardCollaboratorRemoved = { type: 'DashboardCollaboratorRemoved'; data: { userUuid: string; at: string } }
 export type DashboardSharingChanged = { type: 'DashboardSharingChanged'; data: { enabled: boolean; at: string } }

@@ -17,7 +17,8 @@ import { createDashboardBody, moveTileBody, updateDashboardBody } from './schema
 import { dashboardBasic, usersMentioned } from './serialize.js'
 import { dashboardDetailText } from './detail-text.js'
 import { sendJsonText } from '../http/json-reply.js'
-import { createDashboard, findDashboard, liveDashboard, moveTile, updateDashboard, type DashboardDeps } from './service.js'
+import { createDashboard, findDashboard, liveDashboard, updateDashboard, type DashboardDeps } from './service.js'
+import { moveTile } from './tile-moves.js'
 import { evolveDashboard, type Dashboard } from './state.js'
 
 const READ = { scopes: ['dashboard:read'] }

@@ -146,15 +146,3 @@ export const updateDashboard = async (
 
 export const dashboardCommand = (deps: DashboardDeps, dashboard: Dashboard, command: DashboardCommand, context: CommandContext): Promise<Dashboard> =>
   run(deps, dashboard.id, command, context)
-
-/** Moves a tile between two dashboards of one environment: into the destination first, so a tile is never lost. */
-export const moveTile = async (
-  deps: DashboardDeps, source: Dashboard, destination: Dashboard, tileId: number, actor: Actor, context: CommandContext,
-): Promise<Dashboard> => {
-  const tile = source.tiles.find((t) => t.id === tileId && !t.deleted)
-  if (!tile) throw new NotFound()
-  if (!canEdit(source, actor)) throw new PermissionDenied("You don't have edit permissions for this dashboard.")
-  if (destination.id === source.id) return source
-  await run(deps, destination.id, { type: 'MoveTileIn', actor, tile, fromDashboard: source.id, at: context.now }, context)
-  return run(deps, source.id, { type: 'MoveTileOut', actor, tileId, toDashboard: destination.id, at: context.now }, context)
-}

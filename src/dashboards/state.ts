@@ -22,6 +22,8 @@ export interface Dashboard extends DashboardFields {
   created_by: string
   created_at: string
   updated_at: string
+  /** Ids of the moves that brought a tile here, so a move is completed at most once. */
+  arrivals?: string[]
 }
 
 const mapTile = (tiles: Tile[], id: number, change: (tile: Tile) => Tile): Tile[] =>
@@ -49,7 +51,12 @@ export const evolveDashboard = (state: Dashboard | null, event: DashboardEvent):
       return { ...state, tiles: mapTile(state.tiles, event.data.tileId, (tile) => ({ ...tile, ...event.data.changes })), updated_at: at }
     case 'DashboardTileMovedOut':
       return { ...state, tiles: state.tiles.filter((tile) => tile.id !== event.data.tileId), updated_at: at }
-    case 'DashboardTileMovedIn': return { ...state, tiles: [...state.tiles, event.data.tile], updated_at: at }
+    case 'DashboardTileMovedIn': {
+      const { moveId, tile } = event.data
+      if (moveId === undefined) return { ...state, tiles: [...state.tiles, tile], updated_at: at }
+      if (state.arrivals?.includes(moveId)) return state
+      return { ...state, tiles: [...state.tiles, tile], arrivals: [...(state.arrivals ?? []), moveId], updated_at: at }
+    }
     case 'DashboardCollaboratorAdded':
       return { ...state, collaborators: [...state.collaborators, event.data.collaborator] }
     case 'DashboardCollaboratorRemoved':

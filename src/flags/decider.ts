@@ -43,7 +43,7 @@ export type FlagKeyState = { holder: number | null; claimedAt: string | null }
 /** A claim whose flag has not appeared within this time belongs to a create that will not finish. */
 export const ABANDONED_CLAIM_MS = 60_000
 export type FlagKeyCommand =
-  | { type: 'ClaimKey'; flagId: number; staleHolder: number | null; at: string }
+  | { type: 'ClaimKey'; flagId: number; staleHolder: number | null; at: string; creating?: FeatureFlagCreated['data'] }
   | { type: 'ReleaseKey'; flagId: number; at: string }
 
 export const flagKeyDecider: Decider<FlagKeyState, FlagKeyCommand, FlagKeyEvent> = {
@@ -64,7 +64,10 @@ export const flagKeyDecider: Decider<FlagKeyState, FlagKeyCommand, FlagKeyEvent>
             Date.parse(command.at) - Date.parse(state.claimedAt ?? command.at) > ABANDONED_CLAIM_MS
           if (!abandoned) throw new ValidationFailed('There is already a feature flag with this key.', 'key')
         }
-        return [{ type: 'FlagKeyClaimed', data: { flagId: command.flagId, at: command.at } }]
+        return [{
+          type: 'FlagKeyClaimed',
+          data: { flagId: command.flagId, at: command.at, ...(command.creating ? { creating: command.creating } : {}) },
+        }]
       case 'ReleaseKey':
         return state.holder === command.flagId ? [{ type: 'FlagKeyReleased', data: { flagId: command.flagId, at: command.at } }] : []
       default:

@@ -30,6 +30,10 @@ export const flagStream = (id: number) => `flag-${id}`
 /** A flag key is unique among an environment's live flags; this stream records who holds it. */
 export const flagKeyStream = (environmentId: number, key: string) => `flagkey-${environmentId}-${key}`
 
-export type FlagKeyClaimed = { type: 'FlagKeyClaimed'; data: { flagId: number; at: string } }
+/**
+ * A claim made by a create carries the flag it creates (`creating`): the claim decides the create,
+ * and the flag's own stream is completed from it, at once or, after a crash, by the scheduler.
+ */
+export type FlagKeyClaimed = { type: 'FlagKeyClaimed'; data: { flagId: number; at: string; creating?: FeatureFlagCreated['data'] } }
 export type FlagKeyReleased = { type: 'FlagKeyReleased'; data: { flagId: number; at: string } }
 export type FlagKeyEvent = FlagKeyClaimed | FlagKeyReleased

@@ -1,11 +1,15 @@
-import type { EventLog } from '../eventlog/port.js'
+import type { EventLog, Position } from '../eventlog/port.js'
+import { checkStorable } from '../kernel/change-parts.js'
+import { completing } from '../kernel/completing.js'
+import { crashPoint } from '../kernel/crash-points.js'
+import { newEventId } from '../kernel/ids.js'
 import { NotFound } from '../kernel/errors.js'
 import { handleCommand, readAggregate, type CommandContext } from '../kernel/handle-command.js'
 import { allocateId } from '../kernel/sequence.js'
 import type { Environment } from '../http/environment-scope.js'
 import type { ReadModels } from '../readstore/read-models.js'
 import { flagDecider, flagKeyDecider, type FlagCommand } from './decider.js'
-import { flagKeyStream, flagStream, type FeatureFlagEvent, type FlagFields, type FlagKeyEvent } from './events.js'
+import { flagKeyStream, flagStream, type FeatureFlagCreated, type FeatureFlagEvent, type FlagFields, type FlagKeyEvent } from './events.js'
 import { evolveFlag, type FeatureFlag } from './state.js'
 
 export interface FlagDeps {
@@ -30,28 +34,49 @@ const staleHolder = async (log: EventLog, environmentId: number, key: string): P
   return flag === null || flag.deleted || flag.key !== key ? holder : null
 }
 
-const claimKey = async (log: EventLog, environmentId: number, key: string, flagId: number, context: CommandContext) =>
-  handleCommand(log, flagKeyDecider, flagKeyStream(environmentId, key), {
-    type: 'ClaimKey', flagId, staleHolder: await staleHolder(log, environmentId, key), at: context.now,
-  }, context)
+const claimKey = async (
+  log: EventLog, environmentId: number, key: string, flagId: number, context: CommandContext, creating?: FeatureFlagCreated['data'],
+) => handleCommand(log, flagKeyDecider, flagKeyStream(environmentId, key), {
+  type: 'ClaimKey', flagId, staleHolder: await staleHolder(log, environmentId, key), at: context.now, ...(creating ? { creating } : {}),
+}, context)
 
 const releaseKey = (log: EventLog, environmentId: number, key: string, flagId: number, context: CommandContext) =>
   handleCommand(log, flagKeyDecider, flagKeyStream(environmentId, key), { type: 'ReleaseKey', flagId, at: context.now }, context)
 
-const run = async (deps: FlagDeps, id: number, command: FlagCommand, context: CommandContext): Promise<FeatureFlag> => {
-  const result = await handleCommand(deps.log, flagDecider, flagStream(id), command, context)
-  const flag = await deps.models.settled(result.position, 'feature_flags', String(id))
+const settledFlag = async (deps: FlagDeps, id: number, position: Position | null): Promise<FeatureFlag> => {
+  const flag = await deps.models.settled(position, 'feature_flags', String(id))
   if (!flag) throw new NotFound()
   return flag
 }
 
-/** Claims the key first, so two flags of one environment never share a live key. */
+const run = async (deps: FlagDeps, id: number, command: FlagCommand, context: CommandContext): Promise<FeatureFlag> => {
+  const result = await handleCommand(deps.log, flagDecider, flagStream(id), command, context)
+  return settledFlag(deps, id, result.position)
+}
+
+/**
+ * Writes the flag a key claim decided. Safe to run any number of times, at once or after a
+ * restart: a flag is created once, and every run writes the same event id.
+ */
+export const completeFlagCreate = (log: EventLog, data: FeatureFlagCreated['data'], now = new Date().toISOString()) =>
+  handleCommand(log, flagDecider, flagStream(data.flagId), { type: 'CreateFlag', data }, {
+    actor: data.createdBy, now, correlationId: newEventId(), commandId: `flag-create-${data.flagId}`,
+  })
+
+/**
+ * The key's claim decides the create and carries the flag, so two flags of one environment never
+ * share a live key, and a create is never half done: the flag's stream is written from the claim
+ * right after, or by the scheduler's `finishCommands` job when the process died in between. A
+ * flag too large to store is refused before anything is written.
+ */
 export const createFlag = async (deps: FlagDeps, environment: Environment, fields: FlagFields, context: CommandContext): Promise<FeatureFlag> => {
   const flagId = await allocateId(deps.log, 'feature_flag', context)
-  await claimKey(deps.log, environment.id, fields.key, flagId, context)
-  return run(deps, flagId, {
-    type: 'CreateFlag', data: { ...fields, flagId, environmentId: environment.id, createdBy: context.actor, at: context.now },
-  }, context)
+  const data = { ...fields, flagId, environmentId: environment.id, createdBy: context.actor, at: context.now }
+  checkStorable('FlagKeyClaimed', { flagId, at: context.now, creating: data })
+  await claimKey(deps.log, environment.id, fields.key, flagId, context, data)
+  crashPoint('flag-create:key-claimed')
+  const created = await completing(() => completeFlagCreate(deps.log, data, context.now))
+  return settledFlag(deps, flagId, created.position)
 }
 
 export const updateFlag = async (

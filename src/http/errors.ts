@@ -71,6 +71,7 @@ export const useErrorHandling = (app: FastifyInstance): void => {
   app.setErrorHandler((error, request, reply) => {
     const { status, body: payload } = toHttpError(error, request)
     if (error instanceof Throttled) void reply.header('retry-after', String(error.retryAfterSeconds))
+    else if (error instanceof DomainError && error.retryAfter !== undefined) void reply.header('retry-after', String(error.retryAfter))
     if (status >= 500) request.log.error({ err: error }, 'request failed')
     return reply.status(status).send(payload)
   })

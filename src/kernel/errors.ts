@@ -15,6 +15,9 @@ export class DomainError extends Error {
   ) {
     super(message)
   }
+
+  /** Seconds a client should wait before trying again, sent as `Retry-After` when set. */
+  retryAfter?: number
 }
 
 export class ValidationFailed extends DomainError {
@@ -69,5 +72,26 @@ export class ReadModelsCatchingUp extends DomainError {
   override name = 'ReadModelsCatchingUp'
   constructor(readonly projections: readonly string[]) {
     super(503, 'server_error', 'service_unavailable', `Read models are being rebuilt from the event log (${projections.join(', ')}). Please retry shortly.`)
+  }
+}
+
+/**
+ * A command was written but its result cannot be read yet (the read model has not caught up
+ * within the wait). The change stands; the same request retried with its `Idempotency-Key`
+ * answers its result without writing it again.
+ */
+export class ResultNotReadable extends DomainError {
+  override name = 'ResultNotReadable'
+  constructor() {
+    super(503, 'server_error', 'service_unavailable', 'The change was saved but cannot be read back yet. Please retry shortly.')
+    this.retryAfter = 2
+  }
+}
+
+/** One event of a change is larger than the event log stores. */
+export class ChangeTooLarge extends DomainError {
+  override name = 'ChangeTooLarge'
+  constructor(readonly size: number, readonly limit: number) {
+    super(413, 'validation_error', 'request_too_large', `This change is too large to store (${size} bytes; at most ${limit}).`)
   }
 }

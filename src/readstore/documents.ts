@@ -38,6 +38,8 @@ export interface ReadModelDocuments {
   sessions: SessionRecord
   session_values: SessionValue
   events: EventRecord
+  /** Commands across two streams whose second step is not written yet, by `<kind>-<id>`. */
+  unfinished_commands: JsonObject
 }
 
 /** A map from collection name to document type, as `ReadModels` reads one. */

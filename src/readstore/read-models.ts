@@ -2,6 +2,7 @@ import { comparePositions, type JsonObject, type Position } from '../eventlog/po
 import type { FindQuery, ReadStore } from './port.js'
 import { checkpointName, physicalCollection, type Build } from './names.js'
 import { deepFreeze } from '../kernel/deep-freeze.js'
+import { ResultNotReadable } from '../kernel/errors.js'
 import type { CollectionOf, DocumentTypes, ReadModelDocuments } from './documents.js'
 
 /** What owns a collection: a projector's name, code version and the collections it writes. */
@@ -188,7 +189,8 @@ export class ReadModels<M extends DocumentTypes<M> = ReadModelDocuments> {
    * position of the command's last event; null when the command changed nothing).
    */
   async settled<C extends CollectionOf<M>>(position: Position | null, collection: C, id: string): Promise<M[C] | null> {
-    if (position) await this.waitFor(position, [collection])
+    // The change is in the log; answering "not found" now would invite a client to write it again.
+    if (position && !(await this.waitFor(position, [collection]))) throw new ResultNotReadable()
     return this.get(collection, id)
   }
 

@@ -31,9 +31,18 @@ t.test('creating a dashboard over a limit records nothing', async (t) => {
 
 t.test('a tile added, moved in or restored on a full dashboard is refused', async (t) => {
   given(created({ tiles: tiles(100) })).when(update([{ kind: 'add', tile: tile(101) }])).thenThrows(t, ValidationFailed)
-  given(created({ tiles: tiles(100) })).when({ type: 'MoveTileIn', actor, tile: tile(500), fromDashboard: 2, at }).thenThrows(t, ValidationFailed)
   const withDeleted = [...tiles(100), { ...tile(101), deleted: true }]
   given(created({ tiles: withDeleted })).when(update([{ kind: 'update', tileId: 101, changes: { deleted: false } }])).thenThrows(t, ValidationFailed)
+})
+
+t.test('a move is held to the limits where it is decided: the destination completes it whatever it holds', async (t) => {
+  given(created({ tiles: tiles(100) })).when({ type: 'CompleteTileMove', tile: tile(500), fromDashboard: 2, moveId: 'm1', at })
+    .then(t, [{ type: 'DashboardTileMovedIn', data: { tile: tile(500), fromDashboard: 2, moveId: 'm1', at } }])
+})
+
+t.test('a destination takes each move once', async (t) => {
+  const moved = { type: 'DashboardTileMovedIn' as const, data: { tile: tile(500), fromDashboard: 2, moveId: 'm1', at } }
+  given(created(), moved).when({ type: 'CompleteTileMove', tile: tile(500), fromDashboard: 2, moveId: 'm1', at }).then(t, [])
 })
 
 t.test('the count is decided on the state the command leaves: one out and one in fits', async (t) => {

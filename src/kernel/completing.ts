@@ -1,0 +1,15 @@
+import { DomainError, ResultNotReadable } from './errors.js'
+
+/**
+ * Runs the second step of a command whose first step is in the log. The command stands either
+ * way (the scheduler finishes it), so a failure here is answered 503 with `Retry-After`, never
+ * as if nothing had been written.
+ */
+export const completing = async <T>(step: () => Promise<T>): Promise<T> => {
+  try {
+    return await step()
+  } catch (error) {
+    if (error instanceof DomainError) throw error
+    throw new ResultNotReadable()
+  }
+}
