@@ -72,6 +72,7 @@ export class ReadModelsCatchingUp extends DomainError {
   override name = 'ReadModelsCatchingUp'
   constructor(readonly projections: readonly string[]) {
     super(503, 'server_error', 'service_unavailable', `Read models are being rebuilt from the event log (${projections.join(', ')}). Please retry shortly.`)
+    this.retryAfter = 2
   }
 }
 

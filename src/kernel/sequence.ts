@@ -46,9 +46,11 @@ export const allocateId = async (log: EventLog, kind: string, context: CommandCo
   const recorded = await recordedAllocation(log, stream, revision)
   if (recorded !== null) return recorded
   const id = await allocate(log, kind, context)
+  // The event's id names the id taken: a retry of this append is recognised, while another
+  // run's record of a different id is a conflict, and that run's id is the one kept.
   try {
     await log.append(stream, [{
-      id: commandEventId(context.commandId, stream, ordinal), type: 'CommandIdAllocated', data: { kind, id, at: context.now }, metadata: eventMetadata(context),
+      id: commandEventId(context.commandId, `${stream}/${id}`, ordinal), type: 'CommandIdAllocated', data: { kind, id, at: context.now }, metadata: eventMetadata(context),
     }], { expectedRevision: ordinal === 0 ? 'no_stream' : revision - 1n })
     return id
   } catch (error) {

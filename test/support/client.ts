@@ -25,10 +25,10 @@ type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE' | 'PUT'
  * with the given headers. Requests name the host `localhost`, so absolute links are predictable.
  */
 export const client = (app: FastifyInstance, headers: Record<string, string>) => {
-  const send = async (method: Method, url: string, payload?: unknown): Promise<{ status: number; body: any; raw: string }> => {
+  const send = async (method: Method, url: string, payload?: unknown): Promise<{ status: number; body: any; raw: string; headers: Record<string, string | string[] | undefined> }> => {
     const port = await portOf(app)
     const body = payload === undefined ? undefined : JSON.stringify(payload)
-    const raw = await new Promise<{ status: number; text: string }>((resolve, reject) => {
+    const raw = await new Promise<{ status: number; text: string; headers: Record<string, string | string[] | undefined> }>((resolve, reject) => {
       const outgoing = request({
         host: '127.0.0.1', port, method, path: url,
         headers: { host: 'localhost', ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) }) },
@@ -36,12 +36,12 @@ export const client = (app: FastifyInstance, headers: Record<string, string>) =>
         let text = ''
         response.setEncoding('utf8')
         response.on('data', (chunk: string) => { text += chunk })
-        response.on('end', () => resolve({ status: response.statusCode ?? 0, text }))
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, text, headers: response.headers }))
       })
       outgoing.on('error', reject)
       outgoing.end(body)
     })
-    return { status: raw.status, body: raw.text === '' ? undefined : JSON.parse(raw.text), raw: raw.text }
+    return { status: raw.status, body: raw.text === '' ? undefined : JSON.parse(raw.text), raw: raw.text, headers: raw.headers }
   }
   return {
     get: (url: string) => send('GET', url),
