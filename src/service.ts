@@ -9,7 +9,7 @@ import type { ReadStore } from './readstore/port.js'
 import { armCrashPoints } from './kernel/crash-points.js'
 import { finishCommandsJob } from './scheduler/finish-commands.js'
 import { projectionWatchdog } from './scheduler/projection-watchdog.js'
-import { startScheduler, type Scheduler } from './scheduler/scheduler.js'
+import { runEverywhere, startScheduler, type Scheduler } from './scheduler/scheduler.js'
 import { openStorage } from './storage.js'
 import { smtpMailer, type Mailer } from './mail/mailer.js'
 import { deliveryChannels } from './delivery/channels.js'
@@ -95,11 +95,16 @@ export const startService = async (config: Config, roles: readonly Role[], logge
       jobs: [
         projectionWatchdog({ status: () => storedStatus(log, store, registry, allProjectors), warn: (stalled) => logger.warn(stalled, 'projection is not advancing') }),
         subscriptionDeliveryJob({ log, models, ...delivery, owner, clock: () => new Date() }),
-        finishCommandsJob({ log, models }),
       ],
       onError: (job, error) => logger.error({ job, err: error }, 'scheduled job failed'),
     })
   }
+
+  // Commands left half done by a process that died are finished by every API process, at once
+  // and then every second: it is safe to run anywhere, and must not wait for a dead holder's lease.
+  const finisher = roles.includes('api')
+    ? runEverywhere(finishCommandsJob({ log, models }), (job, error) => logger.error({ job, err: error }, 'scheduled job failed'))
+    : undefined
 
   const httpRoles = roles.filter((role): role is HttpRole => role === 'api' || role === 'ingest')
   let app: FastifyInstance | undefined
@@ -114,6 +119,7 @@ export const startService = async (config: Config, roles: readonly Role[], logge
     async close() {
       await app?.close()
       await scheduler?.stop()
+      await finisher?.stop()
       mailer?.close()
       await projections?.stop()
       await log.close()

@@ -55,3 +55,21 @@ export const startScheduler = (options: SchedulerOptions): Scheduler => {
     },
   }
 }
+
+/**
+ * Runs one job every `everyMs` in this process, with no lease: for jobs that are safe to run in
+ * every process at once (their writes are idempotent), and should not wait for a lease a dead
+ * process still holds.
+ */
+export const runEverywhere = (job: Job, onError: (job: string, error: unknown) => void): Scheduler => {
+  let running: Promise<void> = Promise.resolve()
+  const tick = () => { running = running.then(() => job.run(new Date())).catch((error: unknown) => onError(job.name, error)) }
+  const timer = setInterval(tick, job.everyMs)
+  tick()
+  return {
+    async stop() {
+      clearInterval(timer)
+      await running
+    },
+  }
+}

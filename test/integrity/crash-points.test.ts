@@ -1,0 +1,83 @@
+import t, { type Test } from 'tap'
+import { exited, runCli, startServer } from '../support/cli.js'
+import { tempDir } from '../support/temp.js'
+
+/**
+ * A real service that kills itself (as `kill -9` would) between the two steps of a command
+ * across streams, then a restart on the same files: the restarted service finishes the command
+ * from the log, and `hedgelog verify` finds the read models equal to a replay.
+ */
+const crashBetweenSteps = async (t: Test, crashPoint: string) => {
+  const env = { HEDGELOG_DATA_DIR: tempDir(t), PORT: '0', HOST: '127.0.0.1' }
+  const init = JSON.parse((await runCli(['init', '--json'], env)).stdout)
+  const legacy = JSON.parse((await runCli(['keys', 'create', '--unscoped', '--json'], env)).stdout)
+  const servers: { child: import('node:child_process').ChildProcess }[] = []
+  t.teardown(async () => {
+    for (const { child } of servers) {
+      if (child.exitCode !== null || child.signalCode !== null) continue
+      child.kill('SIGKILL')
+      await exited(child)
+    }
+  })
+  const start = async (points: string) => {
+    const server = await startServer([], { ...env, HEDGELOG_CRASH_POINTS: points })
+    servers.push(server)
+    const call = async (method: string, path: string, body?: unknown, key = legacy.personal_api_key) => {
+      const response = await fetch(`${server.address}/api/environments/${init.environment_id}${path}`, {
+        method, headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+        ...(body ? { body: JSON.stringify(body) } : {}),
+      })
+      const text = await response.text()
+      return { status: response.status, body: text ? JSON.parse(text) : undefined }
+    }
+    return { server, call }
+  }
+  const first = await start(crashPoint)
+  return { env, first, start }
+}
+
+/** Polls until `check` holds, for at most `ms`. */
+const eventually = async (check: () => Promise<boolean>, ms = 15_000): Promise<boolean> => {
+  const deadline = Date.now() + ms
+  while (Date.now() < deadline) {
+    if (await check()) return true
+    await new Promise((resolve) => setTimeout(resolve, 200))
+  }
+  return false
+}
+
+t.test('a tile move cut between its source and its destination is finished after the restart', async (t) => {
+  const { env, first, start } = await crashBetweenSteps(t, 'tile-move:moved-out')
+  const source = await first.call('POST', '/dashboards/', { name: 'source' })
+  const destination = await first.call('POST', '/dashboards/', { name: 'destination' })
+  const withTile = await first.call('PATCH', `/dashboards/${source.body.id}/`, { tiles: [{ text: { body: 'moving' } }] })
+  const tile = withTile.body.tiles[0].id
+  await t.rejects(first.call('PATCH', `/dashboards/${source.body.id}/move_tile/`, { tile: { id: tile }, toDashboard: destination.body.id }), 'the process dies mid-move')
+  await new Promise((resolve) => (first.server.child.signalCode !== null ? resolve(null) : first.server.child.once('exit', resolve)))
+  t.equal(first.server.child.signalCode, 'SIGKILL', 'killed as by kill -9')
+
+  const second = await start('')
+  const tilesOf = async (id: number) => (await second.call('GET', `/dashboards/${id}/`)).body.tiles.map((x: { id: number }) => x.id)
+  t.ok(await eventually(async () => (await tilesOf(destination.body.id)).includes(tile)), 'the destination gets the tile')
+  t.same(await tilesOf(source.body.id), [], 'the source does not keep it')
+  t.same(await tilesOf(destination.body.id), [tile], 'once')
+  const verify = await runCli(['verify'], env)
+  t.equal(verify.code, 0, verify.stdout + verify.stderr)
+})
+
+t.test('a flag create cut between its key claim and its flag is finished after the restart', async (t) => {
+  const { env, first, start } = await crashBetweenSteps(t, 'flag-create:key-claimed')
+  await t.rejects(first.call('POST', '/feature_flags/', { key: 'half-made', filters: { groups: [{ rollout_percentage: 30 }] } }), 'the process dies mid-create')
+  await new Promise((resolve) => (first.server.child.signalCode !== null ? resolve(null) : first.server.child.once('exit', resolve)))
+
+  const second = await start('')
+  const find = async () => (await second.call('GET', '/feature_flags/')).body.results.filter((flag: { key: string }) => flag.key === 'half-made')
+  t.ok(await eventually(async () => (await find()).length === 1), 'the flag the claim decided is created')
+  t.match((await find())[0], { key: 'half-made', filters: { groups: [{ rollout_percentage: 30 }] } })
+  const again = await second.call('POST', '/feature_flags/', { key: 'half-made' })
+  t.equal(again.status, 400, 'and it holds its key')
+  const other = await second.call('POST', '/feature_flags/', { key: 'after-restart' })
+  t.equal(other.status, 201)
+  const verify = await runCli(['verify'], env)
+  t.equal(verify.code, 0, verify.stdout + verify.stderr)
+})
