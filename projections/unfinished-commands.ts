@@ -1,20 +1,23 @@
+import type { EnvironmentCreated, ProjectEnvironmentAdded } from '../src/accounts/events.js'
 import type { DashboardTileMovedIn, DashboardTileMovedOut } from '../src/dashboards/events.js'
 import type { FeatureFlagCreated, FlagKeyClaimed } from '../src/flags/events.js'
 import { asDomainEvent, type Projector } from './projector.js'
 
-type Watched = DashboardTileMovedOut | DashboardTileMovedIn | FlagKeyClaimed | FeatureFlagCreated
+type Watched = DashboardTileMovedOut | DashboardTileMovedIn | FlagKeyClaimed | FeatureFlagCreated | ProjectEnvironmentAdded | EnvironmentCreated
 
 /**
  * Commands that span two streams and whose second step is not in the log yet: a tile moved off
  * its source but not yet on its destination, a flag whose key claim is written but whose own
- * stream is not. Each is kept from its first step until its second appears; the scheduler
+ * stream is not, an environment its project counts but whose own stream is not written. Each is kept from its first step until its second appears; the scheduler
  * completes those left behind (`src/scheduler/finish-commands.ts`).
  */
 export const unfinishedCommands: Projector = {
   name: 'unfinished_commands',
   version: 1,
   collections: ['unfinished_commands'],
-  handles: ['DashboardTileMovedOut', 'DashboardTileMovedIn', 'FlagKeyClaimed', 'FeatureFlagCreated'],
+  handles: [
+    'DashboardTileMovedOut', 'DashboardTileMovedIn', 'FlagKeyClaimed', 'FeatureFlagCreated', 'ProjectEnvironmentAdded', 'EnvironmentCreated',
+  ],
   apply(view, recorded) {
     const event = asDomainEvent<Watched>(recorded)
     switch (event.type) {
@@ -36,6 +39,14 @@ export const unfinishedCommands: Projector = {
       }
       case 'FeatureFlagCreated':
         view.delete('unfinished_commands', `flag-create-${event.data.flagId}`)
+        return
+      case 'ProjectEnvironmentAdded': {
+        const { creating, at } = event.data
+        if (creating) view.put('unfinished_commands', `environment-create-${creating.environmentId}`, { kind: 'environment-create', since: at, environment: creating })
+        return
+      }
+      case 'EnvironmentCreated':
+        view.delete('unfinished_commands', `environment-create-${event.data.environmentId}`)
         return
     }
   },

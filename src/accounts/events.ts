@@ -20,7 +20,11 @@ export type ProjectCreated = {
  */
 export type ProjectEnvironmentAdded = {
   type: 'ProjectEnvironmentAdded'
-  data: { projectId: number; environmentId: number; demo: boolean; at: string }
+  /**
+   * `creating` is the environment this decides (absent before it was recorded here): its own
+   * stream is written from it, at once or, after a crash, by the process that finishes commands.
+   */
+  data: { projectId: number; environmentId: number; demo: boolean; at: string; creating?: EnvironmentCreated['data'] }
 }
 export type EnvironmentCreated = {
   type: 'EnvironmentCreated'

@@ -1,4 +1,4 @@
-import type { ProjectCreated, ProjectEnvironmentAdded } from '../accounts/events.js'
+import type { EnvironmentCreated, ProjectCreated, ProjectEnvironmentAdded } from '../accounts/events.js'
 import { NotFound, assertNever } from '../kernel/errors.js'
 import type { Decider } from '../kernel/handle-command.js'
 import { checkEnvironmentLimit, type CountedEnvironment } from './limits.js'
@@ -19,6 +19,7 @@ export interface AddEnvironment {
   readonly demo: boolean
   readonly known: readonly CountedEnvironment[]
   readonly at: string
+  readonly creating?: EnvironmentCreated['data']
 }
 
 /** A project's stream as the environment limits read it: each environment it counted. */
@@ -43,6 +44,7 @@ export const projectEnvironmentsDecider: Decider<ProjectState, AddEnvironment, P
     if (state.environments.some((environment) => environment.id === command.environmentId)) return []
     for (const environment of state.environments) counted.set(environment.id, environment)
     checkEnvironmentLimit([...counted.values()], state.projectId, command.demo)
-    return [{ type: 'ProjectEnvironmentAdded', data: { projectId: state.projectId, environmentId: command.environmentId, demo: command.demo, at: command.at } }]
+    const { environmentId, demo, at, creating } = command
+    return [{ type: 'ProjectEnvironmentAdded', data: { projectId: state.projectId, environmentId, demo, at, ...(creating ? { creating } : {}) } }]
   },
 }

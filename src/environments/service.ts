@@ -1,8 +1,10 @@
 import type { EventLog, JsonObject } from '../eventlog/port.js'
-import { environmentStream, projectStream } from '../accounts/events.js'
+import { environmentStream, projectStream, type EnvironmentCreated, type ProjectEnvironmentAdded } from '../accounts/events.js'
+import { completing } from '../kernel/completing.js'
+import { crashPoint } from '../kernel/crash-points.js'
 import { NotFound } from '../kernel/errors.js'
-import { handleCommand, type CommandContext } from '../kernel/handle-command.js'
-import { randomToken, randomUuid } from '../kernel/ids.js'
+import { handleCommand, readAggregate, type CommandContext } from '../kernel/handle-command.js'
+import { newEventId, randomToken, randomUuid } from '../kernel/ids.js'
 import { allocateId } from '../kernel/sequence.js'
 import type { Environment } from '../http/environment-scope.js'
 import type { ReadModels } from '../readstore/read-models.js'
@@ -30,8 +32,18 @@ const countedEnvironments = async (models: ReadModels, organizationId: string): 
 }
 
 /**
+ * Writes the environment its project's count decided. Safe to run any number of times, at once
+ * or after a restart: an environment is created once, and every run writes the same event id.
+ */
+export const completeEnvironmentCreate = (log: EventLog, data: EnvironmentCreated['data'], now = new Date().toISOString()) =>
+  handleCommand(log, environmentDecider, environmentStream(data.environmentId), { type: 'CreateEnvironment', data }, {
+    actor: data.createdBy, now, correlationId: newEventId(), commandId: `environment-create-${data.environmentId}`,
+  })
+
+/**
  * A new environment in an existing project, with a fresh `phc_` token that ingestion accepts at
- * once. The project's stream counts it first, so the limits hold under concurrent requests.
+ * once. The project's stream decides it, holding concurrent creations to the limits in one
+ * place, and carries the environment, so a creation is never left counted but missing.
  */
 export const createEnvironment = async (
   deps: EnvironmentDeps, project: JsonObject, name: string, settings: JsonObject, context: CommandContext,
@@ -42,16 +54,28 @@ export const createEnvironment = async (
   // Refused before an id is taken when the read model already shows the project full.
   checkEnvironmentLimit(known, projectId, demo)
   const environmentId = await allocateId(deps.log, 'environment', context)
-  await handleCommand(deps.log, projectEnvironmentsDecider, projectStream(projectId), { type: 'AddEnvironment', environmentId, demo, known, at: context.now }, context)
-  const result = await handleCommand(deps.log, environmentDecider, environmentStream(environmentId), {
-    type: 'CreateEnvironment',
-    data: {
-      environmentId, uuid: randomUuid(), projectId, organizationId: String(project['organization_id']),
-      name, apiToken: randomToken('phc_'), timezone: typeof settings['timezone'] === 'string' ? settings['timezone'] : 'UTC',
-      createdBy: context.actor, at: context.now, settings,
-    },
+  const creating: EnvironmentCreated['data'] = {
+    environmentId, uuid: randomUuid(), projectId, organizationId: String(project['organization_id']),
+    name, apiToken: randomToken('phc_'), timezone: typeof settings['timezone'] === 'string' ? settings['timezone'] : 'UTC',
+    createdBy: context.actor, at: context.now, settings,
+  }
+  const added = await handleCommand(deps.log, projectEnvironmentsDecider, projectStream(projectId), {
+    type: 'AddEnvironment', environmentId, demo, known, at: context.now, creating,
   }, context)
+  crashPoint('environment-create:counted')
+  // A retry of a keyed request finds the count it made, with the environment it carried.
+  const decided = added.replayed ? await countedCreation(deps.log, projectId, environmentId) ?? creating : creating
+  const result = await completing(() => completeEnvironmentCreate(deps.log, decided, context.now))
   return settled(deps, environmentId, result.position)
+}
+
+/** The environment a project's count carries, as written. */
+const countedCreation = async (log: EventLog, projectId: number, environmentId: number): Promise<EnvironmentCreated['data'] | null> => {
+  const { events } = await readAggregate<ProjectEnvironmentAdded>(log, projectStream(projectId))
+  for (const event of events) {
+    if (event.type === 'ProjectEnvironmentAdded' && event.data.environmentId === environmentId) return event.data.creating ?? null
+  }
+  return null
 }
 
 export const changeEnvironment = async (

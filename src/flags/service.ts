@@ -3,12 +3,12 @@ import { checkStorable } from '../kernel/change-parts.js'
 import { completing } from '../kernel/completing.js'
 import { crashPoint } from '../kernel/crash-points.js'
 import { newEventId } from '../kernel/ids.js'
-import { NotFound } from '../kernel/errors.js'
+import { DomainError, NotFound } from '../kernel/errors.js'
 import { handleCommand, readAggregate, type CommandContext } from '../kernel/handle-command.js'
 import { allocateId } from '../kernel/sequence.js'
 import type { Environment } from '../http/environment-scope.js'
 import type { ReadModels } from '../readstore/read-models.js'
-import { flagDecider, flagKeyDecider, type FlagCommand } from './decider.js'
+import { flagDecider, flagKeyDecider } from './decider.js'
 import { flagKeyStream, flagStream, type FeatureFlagCreated, type FeatureFlagEvent, type FlagFields, type FlagKeyEvent } from './events.js'
 import { evolveFlag, type FeatureFlag } from './state.js'
 
@@ -49,11 +49,6 @@ const settledFlag = async (deps: FlagDeps, id: number, position: Position | null
   return flag
 }
 
-const run = async (deps: FlagDeps, id: number, command: FlagCommand, context: CommandContext): Promise<FeatureFlag> => {
-  const result = await handleCommand(deps.log, flagDecider, flagStream(id), command, context)
-  return settledFlag(deps, id, result.position)
-}
-
 /**
  * Writes the flag a key claim decided. Safe to run any number of times, at once or after a
  * restart: a flag is created once, and every run writes the same event id.
@@ -84,8 +79,18 @@ export const updateFlag = async (
 ): Promise<FeatureFlag> => {
   const key = changes.key ?? flag.key
   const willBeLive = deleted === false || (deleted === undefined && !flag.deleted)
-  if (willBeLive && (key !== flag.key || flag.deleted)) await claimKey(deps.log, flag.environment_id, key, flag.id, context)
-  const updated = await run(deps, flag.id, { type: 'UpdateFlag', changes, deleted, actor: context.actor, at: context.now }, context)
+  const claiming = willBeLive && (key !== flag.key || flag.deleted)
+  if (claiming) await claimKey(deps.log, flag.environment_id, key, flag.id, context)
+  let result
+  try {
+    result = await handleCommand(deps.log, flagDecider, flagStream(flag.id), { type: 'UpdateFlag', changes, deleted, actor: context.actor, at: context.now }, context)
+  } catch (error) {
+    // A change refused after its claim (so not written) gives the key back; a claim left by a
+    // process that died here is taken over once it is old enough (`ABANDONED_CLAIM_MS`).
+    if (error instanceof DomainError && claiming && key !== flag.key) await releaseKey(deps.log, flag.environment_id, key, flag.id, context)
+    throw error
+  }
+  const updated = await settledFlag(deps, flag.id, result.position)
   if (flag.key !== updated.key || (updated.deleted && !flag.deleted)) await releaseKey(deps.log, flag.environment_id, flag.key, flag.id, context)
   return updated
 }

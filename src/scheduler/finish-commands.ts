@@ -1,4 +1,6 @@
+import type { EnvironmentCreated } from '../accounts/events.js'
 import type { Tile } from '../dashboards/events.js'
+import { completeEnvironmentCreate } from '../environments/service.js'
 import { completeTileMove } from '../dashboards/tile-moves.js'
 import type { EventLog, JsonObject } from '../eventlog/port.js'
 import type { FeatureFlagCreated } from '../flags/events.js'
@@ -24,6 +26,8 @@ const finish = async (deps: FinishDeps, doc: JsonObject, now: Date): Promise<voi
     }, now.toISOString())
   } else if (doc['kind'] === 'flag-create') {
     await completeFlagCreate(deps.log, doc['flag'] as FeatureFlagCreated['data'], now.toISOString())
+  } else if (doc['kind'] === 'environment-create') {
+    await completeEnvironmentCreate(deps.log, doc['environment'] as EnvironmentCreated['data'], now.toISOString())
   }
 }
 

@@ -23,7 +23,8 @@ const crashBetweenSteps = async (t: Test, crashPoint: string) => {
     const server = await startServer([], { ...env, HEDGELOG_CRASH_POINTS: points })
     servers.push(server)
     const call = async (method: string, path: string, body?: unknown, key = legacy.personal_api_key) => {
-      const response = await fetch(`${server.address}/api/environments/${init.environment_id}${path}`, {
+      const url = path.startsWith('/api/') ? path : `/api/environments/${init.environment_id}${path}`
+      const response = await fetch(`${server.address}${url}`, {
         method, headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) },
         ...(body ? { body: JSON.stringify(body) } : {}),
       })
@@ -78,6 +79,22 @@ t.test('a flag create cut between its key claim and its flag is finished after t
   t.equal(again.status, 400, 'and it holds its key')
   const other = await second.call('POST', '/feature_flags/', { key: 'after-restart' })
   t.equal(other.status, 201)
+  const verify = await runCli(['verify'], env)
+  t.equal(verify.code, 0, verify.stdout + verify.stderr)
+})
+
+t.test('an environment create cut between its project\'s count and its own stream is finished after the restart', async (t) => {
+  const { env, first, start } = await crashBetweenSteps(t, 'environment-create:counted')
+  const project = (await runCli(['init', '--json'], env)).stdout
+  const projectId = JSON.parse(project).project_id
+  const create = (call: typeof first.call) => call('POST', `/api/projects/${projectId}/environments/`, { name: 'Staging' })
+  await t.rejects(create(first.call), 'the process dies mid-create')
+  await new Promise((resolve) => (first.server.child.signalCode !== null ? resolve(null) : first.server.child.once('exit', resolve)))
+
+  const second = await start('')
+  const staging = async () => (await second.call('GET', `/api/projects/${projectId}/environments/`)).body.results.filter((e: { name: string }) => e.name === 'Staging')
+  t.ok(await eventually(async () => (await staging()).length === 1), 'the environment the project counted is created')
+  t.match((await staging())[0].api_token, /^phc_/)
   const verify = await runCli(['verify'], env)
   t.equal(verify.code, 0, verify.stdout + verify.stderr)
 })

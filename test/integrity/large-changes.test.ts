@@ -68,3 +68,14 @@ t.test('a flag too large to store answers 413, and its key stays free', async (t
   t.equal(retried.status, 201, 'the key was never claimed')
   t.equal((await w.api.get(`${w.flags}${retried.body.id}/`)).body.key, 'huge')
 })
+
+t.test('a key change refused for its size gives the new key back at once', async (t) => {
+  const w = await integrityWorld(t)
+  const created = await w.api.post(w.flags, { key: 'small' })
+  const groups = Array.from({ length: 10_000 }, (_, i) => ({ properties: [{ key: 'plan', value: `plan-${i}`, operator: 'exact', type: 'person' }], rollout_percentage: 100 }))
+  const refused = await w.api.patch(`${w.flags}${created.body.id}/`, { key: 'wanted', filters: { groups } })
+  t.equal(refused.status, 413)
+  t.equal((await w.api.get(`${w.flags}${created.body.id}/`)).body.key, 'small', 'the flag is unchanged')
+  t.equal((await w.api.post(w.flags, { key: 'wanted' })).status, 201, 'the key it asked for is free')
+  t.equal((await w.api.post(w.flags, { key: 'small' })).status, 400, 'its own key is still its own')
+})
