@@ -2,8 +2,8 @@ import t from 'tap'
 import { issueApiKey } from '../../src/accounts/commands.js'
 import { dashboardStream } from '../../src/dashboards/events.js'
 import { addMember } from '../support/members.js'
-import { caller, exposeErrors, interleave, raceEveryPair, type Answer, type Op } from '../support/races.js'
-import { context, world } from '../support/world.js'
+import { bodyOf, caller, raceEveryPair, raceWorld, type Op } from '../support/races.js'
+import { context } from '../support/world.js'
 
 /** A dashboard made for one race, with the tile the ops contend for and where moves take it. */
 interface Raced {
@@ -14,27 +14,19 @@ interface Raced {
 }
 
 t.test('every pair of dashboard commands, raced on one dashboard, answers without a 5xx', async (t) => {
-  const w = await world(t)
-  exposeErrors(w.app)
-  interleave(w.log, w.models)
-  const api = caller(w.app, w.bearer(w.key.value))
+  const w = await raceWorld(t)
+  const { api } = w
   const legacy = await issueApiKey(w.log, { userUuid: w.installation.user_uuid, scopes: null, label: 'legacy' }, context())
   await w.models.waitFor(legacy.position!, ['personal_api_keys'])
   const legacyApi = caller(w.app, w.bearer(legacy.value))
   const colleague = await addMember(w)
   const base = `/api/environments/${w.installation.environment_id}/dashboards/`
 
-  const ok = async (answer: Promise<Answer>, status = 200): Promise<Record<string, any>> => {
-    const { status: got, body } = await answer
-    if (got !== status) throw new Error(`setup answered ${got}: ${body}`)
-    return body === '' ? {} : JSON.parse(body)
-  }
-
   // Moved tiles land on a destination shared by a few races, well under the tile limit.
   let destination: Promise<Record<string, any>> | null = null
   let moves = 0
   const destinationId = async (): Promise<number> => {
-    if (destination === null || ++moves % 40 === 0) destination = ok(api('POST', base, { name: 'destination' }), 201)
+    if (destination === null || ++moves % 40 === 0) destination = bodyOf(api('POST', base, { name: 'destination' }), 201)
     return (await destination)['id']
   }
 
@@ -43,12 +35,12 @@ t.test('every pair of dashboard commands, raced on one dashboard, answers withou
    * off, or the colleague collaborating and sharing on. (Restores race soft deletes among the pairs.)
    */
   const fresh = async (start: 'plain' | 'shared'): Promise<Raced> => {
-    const created = await ok(api('POST', base, { name: `raced from ${start}`, restriction_level: 37 }), 201)
+    const created = await bodyOf(api('POST', base, { name: `raced from ${start}`, restriction_level: 37 }), 201)
     const url = `${base}${created['id']}/`
-    const withTile = await ok(api('PATCH', url, { tiles: [{ text: { body: 'contested' } }] }))
+    const withTile = await bodyOf(api('PATCH', url, { tiles: [{ text: { body: 'contested' } }] }))
     if (start !== 'plain') {
-      await ok(api('POST', `${url}collaborators/`, { user_uuid: colleague.uuid, level: 37 }), 201)
-      await ok(api('PATCH', `${url}sharing/`, { enabled: true }))
+      await bodyOf(api('POST', `${url}collaborators/`, { user_uuid: colleague.uuid, level: 37 }), 201)
+      await bodyOf(api('PATCH', `${url}sharing/`, { enabled: true }))
     }
     return { stream: dashboardStream(created['id']), url, tileId: withTile['tiles'][0].id, destination: await destinationId() }
   }

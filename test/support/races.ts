@@ -3,6 +3,7 @@ import type { FastifyInstance, InjectOptions } from 'fastify'
 import type { Test } from 'tap'
 import type { EventLog } from '../../src/eventlog/port.js'
 import type { ReadModels } from '../../src/readstore/read-models.js'
+import { world } from './world.js'
 
 /** What one request answered, with the error behind a 5xx when the app threw one. */
 export interface Answer {
@@ -16,8 +17,8 @@ export type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE'
 /** One request a race fires, against the aggregate `C` a round made. */
 export interface Op<C> {
   readonly run: (aggregate: C) => Promise<Answer>
-  /** PostHog answers this route's 404 with an empty body (the remote config route). */
-  readonly bareNotFound?: boolean
+  /** Statuses PostHog answers here with an empty body (a refused DELETE's 405, the remote config route's 404). */
+  readonly bare?: readonly number[]
 }
 
 const ERROR_HEADER = 'x-race-error'
@@ -82,6 +83,14 @@ export const interleave = (log: EventLog, models: ReadModels): void => {
   }
 }
 
+/** A service in this process (`world`) ready for races, with a caller holding the all-scopes key. */
+export const raceWorld = async (t: Test) => {
+  const w = await world(t)
+  exposeErrors(w.app)
+  interleave(w.log, w.models)
+  return { ...w, api: caller(w.app, w.bearer(w.key.value)) }
+}
+
 /** A JSON caller of the app through `inject`, authenticated with `headers`. */
 export const caller = (app: FastifyInstance, headers: Record<string, string>) =>
   async (method: Method, url: string, payload?: unknown): Promise<Answer> => {
@@ -92,14 +101,21 @@ export const caller = (app: FastifyInstance, headers: Record<string, string>) =>
     return { status: response.statusCode, body: response.body, error: typeof error === 'string' ? decodeURIComponent(error) : undefined }
   }
 
+/** The JSON body of a request that sets a race up, which must answer `status`. */
+export const bodyOf = async (answer: Promise<Answer>, status = 200): Promise<Record<string, any>> => {
+  const { status: got, body } = await answer
+  if (got !== status) throw new Error(`set-up request answered ${got}, not ${status}: ${body}`)
+  return body === '' ? {} : JSON.parse(body)
+}
+
 const ERROR_TYPES = new Set(['validation_error', 'authentication_error', 'invalid_request', 'server_error', 'throttled_error'])
 
 /** Why an answer is not one PostHog could give (null when it is). */
-export const problemWith = (answer: Answer, bareNotFound = false): string | null => {
+export const problemWith = (answer: Answer, bare: readonly number[] = []): string | null => {
   const { status, body } = answer
   if (status >= 500) return `${status} ${answer.error ?? body}`
   if (status === 204) return body === '' ? null : `204 with a body: ${body.slice(0, 200)}`
-  if (status === 404 && bareNotFound && body === '') return null
+  if (bare.includes(status) && body === '') return null
   let parsed: unknown
   try {
     parsed = JSON.parse(body)
@@ -175,7 +191,7 @@ export const raceEveryPair = async <C extends Raced, V extends string>(t: Test, 
       answers.forEach((answer, i) => {
         const name = i === 0 ? first : second
         statuses.set(name, (statuses.get(name) ?? new Set<number>()).add(answer.status))
-        const problem = problemWith(answer, race.ops[name]!.bareNotFound)
+        const problem = problemWith(answer, race.ops[name]!.bare)
         if (problem !== null) problems.push(`${first} ‖ ${second} ${timing}, from ${start}: ${name} answered ${problem}`)
       })
     }
