@@ -53,7 +53,11 @@ t.test('every pair of dashboard commands, raced on one dashboard, answers withou
     'soft delete': { run: (d) => api('PATCH', d.url, { deleted: true }) },
     restore: { run: (d) => api('PATCH', d.url, { deleted: false, name: 'restored' }) },
     'restrict to everyone': { run: (d) => api('PATCH', d.url, { restriction_level: 21 }) },
-    'collaborator add': { run: (d) => api('POST', `${d.url}collaborators/`, { user_uuid: colleague.uuid, level: 37 }) },
+    'collaborator add': {
+      run: (d) => api('POST', `${d.url}collaborators/`, { user_uuid: colleague.uuid, level: 37 }),
+      // The collaborator it added, even if a concurrent removal already took it away again.
+      check: (added) => (added.user_uuid === colleague.uuid && added.level === 37 && added.user?.uuid === colleague.uuid ? null : `added ${JSON.stringify(added)}`),
+    },
     'collaborator remove': { run: (d) => api('DELETE', `${d.url}collaborators/${colleague.uuid}/`) },
     'sharing enable': { run: (d) => api('PATCH', `${d.url}sharing/`, { enabled: true }) },
     'sharing disable': { run: (d) => api('PATCH', `${d.url}sharing/`, { enabled: false }) },

@@ -17,6 +17,8 @@ export type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE'
 /** One request a race fires, against the aggregate `C` a round made. */
 export interface Op<C> {
   readonly run: (aggregate: C) => Promise<Answer>
+  /** What a 2xx answer's body must hold besides being JSON: a message when it does not. */
+  readonly check?: (body: any) => string | null
   /** Statuses PostHog answers here with an empty body (a refused DELETE's 405, the remote config route's 404). */
   readonly bare?: readonly number[]
 }
@@ -191,7 +193,9 @@ export const raceEveryPair = async <C extends Raced, V extends string>(t: Test, 
       answers.forEach((answer, i) => {
         const name = i === 0 ? first : second
         statuses.set(name, (statuses.get(name) ?? new Set<number>()).add(answer.status))
-        const problem = problemWith(answer, race.ops[name]!.bare)
+        const op = race.ops[name]!
+        const problem = problemWith(answer, op.bare) ??
+          (op.check && answer.status < 300 && answer.body !== '' ? op.check(JSON.parse(answer.body)) : null)
         if (problem !== null) problems.push(`${first} ‖ ${second} ${timing}, from ${start}: ${name} answered ${problem}`)
       })
     }
