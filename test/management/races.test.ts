@@ -58,6 +58,8 @@ t.test('subscriptions', async (t) => {
     delete: { run: (s) => api('PATCH', s.url, { deleted: true }) },
     restore: { run: (s) => api('PATCH', s.url, { deleted: false }) },
     DELETE: { run: (s) => api('DELETE', s.url), bare: [405] },
+    // Records its outcome (no mail is set up here, so a failure) in the subscription's stream.
+    'test delivery': { run: (s) => api('POST', `${s.url}test-delivery/`) },
   }
   await raceEveryPair(t, { starts: ['live'], fresh, ops })
 })
