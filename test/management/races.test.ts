@@ -72,11 +72,12 @@ t.test('surveys', async (t) => {
     const survey = await bodyOf(api('POST', base, { name: 'raced', type: 'popover', targeting_flag_filters: { groups: [{ properties: [], rollout_percentage: 50 }] } }), 201)
     return { stream: surveyStream(survey['id']), url: `${base}${survey['id']}/` }
   }
+  // Surveys are never removed, so every PATCH succeeds, whatever happened to the targeting flag meanwhile.
   const ops: Record<string, Op<Raced>> = {
-    PATCH: { run: (s) => api('PATCH', s.url, { name: 'renamed', description: 'changed', questions: [{ type: 'open', question: 'Why?' }] }) },
-    archive: { run: (s) => api('PATCH', s.url, { archived: true }) },
-    retarget: { run: (s) => api('PATCH', s.url, { targeting_flag_filters: { groups: [{ properties: [], rollout_percentage: 20 }] } }) },
-    'remove targeting': { run: (s) => api('PATCH', s.url, { remove_targeting_flag: true }) },
+    PATCH: { run: (s) => api('PATCH', s.url, { name: 'renamed', description: 'changed', questions: [{ type: 'open', question: 'Why?' }] }), only: [200] },
+    archive: { run: (s) => api('PATCH', s.url, { archived: true }), only: [200] },
+    retarget: { run: (s) => api('PATCH', s.url, { targeting_flag_filters: { groups: [{ properties: [], rollout_percentage: 20 }] } }), only: [200] },
+    'remove targeting': { run: (s) => api('PATCH', s.url, { remove_targeting_flag: true }), only: [200] },
     DELETE: { run: (s) => api('DELETE', s.url), bare: [405] },
   }
   await raceEveryPair(t, { starts: ['live'], fresh, ops })

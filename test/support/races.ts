@@ -17,6 +17,8 @@ export type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE'
 /** One request a race fires, against the aggregate `C` a round made. */
 export interface Op<C> {
   readonly run: (aggregate: C) => Promise<Answer>
+  /** The only statuses this op may answer, when a concurrent change cannot excuse a refusal. */
+  readonly only?: readonly number[]
   /** What a 2xx answer's body must hold besides being JSON: a message when it does not. */
   readonly check?: (body: any) => string | null
   /** Statuses PostHog answers here with an empty body (a refused DELETE's 405, the remote config route's 404). */
@@ -195,6 +197,7 @@ export const raceEveryPair = async <C extends Raced, V extends string>(t: Test, 
         statuses.set(name, (statuses.get(name) ?? new Set<number>()).add(answer.status))
         const op = race.ops[name]!
         const problem = problemWith(answer, op.bare) ??
+          (op.only && !op.only.includes(answer.status) ? `${answer.status}, where only ${op.only.join('/')} will do: ${answer.body.slice(0, 200)}` : null) ??
           (op.check && answer.status < 300 && answer.body !== '' ? op.check(JSON.parse(answer.body)) : null)
         if (problem !== null) problems.push(`${first} ‖ ${second} ${timing}, from ${start}: ${name} answered ${problem}`)
       })
