@@ -14,7 +14,7 @@ export interface Answer {
 
 export type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE'
 
-/** One request a race fires, against the aggregate `C` a round made. */
+/** One request a race fires, against the aggregate `C` made for the race. */
 export interface Op<C> {
   readonly run: (aggregate: C) => Promise<Answer>
   /** The only statuses this op may answer, when a concurrent change cannot excuse a refusal. */
@@ -48,7 +48,7 @@ export const exposeErrors = (app: FastifyInstance): void => {
  */
 interface Racing {
   readonly stream: string
-  readonly yieldAt: 'read' | 'settle' | null
+  readonly yieldAt: 'read' | 'settle'
   /** Runs the other request to its end, once; later calls wait for the same run. */
   readonly letOtherRun: () => Promise<void>
 }
@@ -178,8 +178,9 @@ const racePair = async <C extends Raced>(aggregate: C, first: Op<C>, second: Op<
 
 /**
  * Races every ordered pair of `ops` (an op with itself included) from every start, in every
- * timing, each race on a fresh aggregate (call `interleave` first). Every answer must be 2xx, or a 4xx in PostHog's error
- * shape; one assertion lists every answer that was not.
+ * timing, each race on a fresh aggregate (with `interleave` in place, as `raceWorld` puts it).
+ * Every answer must be 2xx, or a 4xx in PostHog's error shape, and pass its op's `only` and
+ * `check`; one assertion lists every answer that did not.
  */
 export const raceEveryPair = async <C extends Raced, V extends string>(t: Test, race: Race<C, V>): Promise<void> => {
   const names = Object.keys(race.ops)
