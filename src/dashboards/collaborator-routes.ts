@@ -9,6 +9,7 @@ import { randomUuid } from '../kernel/ids.js'
 import { canEdit } from './permissions.js'
 import { collaboratorJson } from './serialize.js'
 import { dashboardCommand, liveDashboard, type DashboardDeps } from './service.js'
+import type { Collaborator } from './events.js'
 import type { Dashboard } from './state.js'
 
 const addBody = z.object({
@@ -51,12 +52,17 @@ export const collaboratorRoutes: FastifyPluginAsync<DashboardDeps> = async (app,
     const body = parseBody(addBody, request.body)
     const target = await models.get('users', body.user_uuid)
     const environment = await environmentOf(request, models)
+    const collaboratorId = randomUuid()
+    const at = new Date().toISOString()
     const updated = await dashboardCommand(deps, dashboard, {
-      type: 'AddCollaborator', actor, organizationId: environment.organization, level: body.level, collaboratorId: randomUuid(),
+      type: 'AddCollaborator', actor, organizationId: environment.organization, level: body.level, collaboratorId,
       target: target && { uuid: body.user_uuid, organizationId: String(target['organization_id']), level: Number(target['membership_level']) },
-      at: new Date().toISOString(),
+      at,
     }, commandContext(request))
-    const added = updated.collaborators.find((c) => c.user_uuid === body.user_uuid)!
+    // The answer is the collaborator this command added, even when a concurrent removal of the
+    // user is already in the read model (the decider adds exactly this one, or refuses).
+    const added: Collaborator = updated.collaborators.find((c) => c.id === collaboratorId) ??
+      { id: collaboratorId, user_uuid: body.user_uuid, level: body.level, added_at: at, updated_at: at }
     return reply.status(201).send(collaboratorJson(updated, added, await basicUsers(models, [added.user_uuid])))
   })
 

@@ -68,18 +68,31 @@ export const createSurvey = async (deps: SurveyDeps, environment: Environment, b
   return run(deps, surveyId, { type: 'CreateSurvey', data: { ...fields, surveyId, environmentId: environment.id, createdBy: context.actor, at: context.now } }, context)
 }
 
-/** The targeting flag after a PATCH: new filters update or create it; null filters or `remove_targeting_flag` delete it. */
+/** What an update of a flag gives, or null when a concurrent request deleted the flag first. */
+const unlessDeleted = async <T>(update: Promise<T>): Promise<T | null> => {
+  try {
+    return await update
+  } catch (error) {
+    if (error instanceof NotFound) return null
+    throw error
+  }
+}
+
+/**
+ * The targeting flag after a PATCH: new filters update or create it; null filters or
+ * `remove_targeting_flag` delete it. A flag another request deleted meanwhile counts as gone.
+ */
 const retarget = async (deps: SurveyDeps, environment: Environment, survey: Survey, body: UpdateSurveyBody, context: CommandContext): Promise<number | null> => {
   const current = survey.targeting_flag_id === null ? null : await findFlag(deps.models, environment, String(survey.targeting_flag_id)).catch(() => null)
   const remove = body.remove_targeting_flag === true || body.targeting_flag_filters === null
   if (remove) {
-    if (current && !current.deleted) await updateFlag(deps, current, {}, true, context)
+    if (current && !current.deleted) await unlessDeleted(updateFlag(deps, current, {}, true, context))
     return null
   }
   if (!body.targeting_flag_filters) return survey.targeting_flag_id
   const filters = body.targeting_flag_filters as JsonObject
-  if (current && !current.deleted) return (await updateFlag(deps, current, { filters }, undefined, context)).id
-  return (await createFlag(deps, environment, targetingFlagFields(body.name ?? survey.name, filters), context)).id
+  const updated = current && !current.deleted ? await unlessDeleted(updateFlag(deps, current, { filters }, undefined, context)) : null
+  return updated?.id ?? (await createFlag(deps, environment, targetingFlagFields(body.name ?? survey.name, filters), context)).id
 }
 
 export const updateSurvey = async (deps: SurveyDeps, environment: Environment, survey: Survey, body: UpdateSurveyBody, context: CommandContext): Promise<Survey> => {
