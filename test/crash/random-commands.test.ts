@@ -181,6 +181,8 @@ class CrashRun {
   private probesSkipped = 0
   private probes = 0
   killsWithRequestsInFlight = 0
+  /** Milliseconds from each restart's spawn until /_health reported every projection caught up. */
+  readonly restarts: number[] = []
 
   constructor(
     private readonly t: Test,
@@ -440,7 +442,7 @@ class CrashRun {
       for (const [id, count] of counts) {
         if (count < 2) continue
         const tile = this.tiles.find((candidate) => candidate.id === id) ?? dashboard.tiles.map((x) => byBody.get(x.body)).find((x) => x?.id === id)
-        problems.push({ invariant: I.noTwins, phase: this.http.phase, detail: `dashboard ${dashboardId} lists tile ${id} ${count} times (its tiles: ${dashboard.tiles.map((x) => x.id).join(', ')})\n${tile ? this.tileHistory(tile) : ''}` })
+        problems.push({ invariant: I.noTwins, phase: this.http.phase, detail: `dashboard ${dashboardId} lists tile ${id} ${count} times\n  its tiles: ${dashboard.tiles.map((x) => x.id).join(', ')}\n${tile ? this.tileHistory(tile) : ''}` })
       }
     }
     for (const tile of this.tiles) {
@@ -454,13 +456,26 @@ class CrashRun {
     return { where, problems }
   }
 
-  async check(stage: string): Promise<void> {
-    this.http.phase = stage
+  /** Starts the service and waits until every projection has caught up; a service that does not get there ends the run. */
+  async start(): Promise<void> {
+    const spawned = performance.now()
+    try {
+      await this.service.start()
+    } catch (error) {
+      this.violation(I.healthy, `the start failed: ${(error as Error).message}`)
+      throw new StopRun()
+    }
     const health = await this.service.caughtUp(HEALTHY_WITHIN_MS)
     if (!health.caughtUp) {
       this.violation(I.healthy, `/_health after ${HEALTHY_WITHIN_MS} ms: ${health.status} ${health.body.slice(0, 600)}`)
       throw new StopRun()
     }
+    if (this.http.phase !== '') this.restarts.push(Math.round(performance.now() - spawned))
+  }
+
+  async restartAndCheck(stage: string): Promise<void> {
+    this.http.phase = stage
+    await this.start()
 
     // Tiles, given a bounded time to settle what a kill left half done.
     const deadline = performance.now() + SETTLE_MS
@@ -489,7 +504,7 @@ class CrashRun {
       const possible = tile.location.possible()
       const unexpected = places.filter((place) => !possible.includes(place))
       if (unexpected.length > 0) {
-        this.violation(I.acknowledged, `tile ${tile.id} (${tile.body}) is on dashboard ${unexpected.join(' and ')}, but the acknowledged requests leave it on ${possible.join(' or ') || 'none'} (${tile.location.describe()})\n${this.tileHistory(tile)}`)
+        this.violation(I.acknowledged, `tile ${tile.id} (${tile.body}) is on dashboard ${unexpected.join(' and ')}, but the acknowledged requests leave it on ${possible.join(' or ') || 'none'}\n  ${tile.location.describe()}\n${this.tileHistory(tile)}`)
       }
       if (places.length > 0) {
         tile.location.observedAmong(places)
@@ -525,7 +540,7 @@ class CrashRun {
   private compare<V extends string | number | boolean>(register: Register<V>, value: V, what: string, tag: string): void {
     const possible = register.possible()
     if (!possible.includes(value)) {
-      this.violation(I.acknowledged, `${what} is ${JSON.stringify(value)}, but the acknowledged requests leave it ${possible.map((v) => JSON.stringify(v)).join(' or ')} (${register.describe()})\n  requests:\n${this.http.history(tag)}`)
+      this.violation(I.acknowledged, `${what} is ${JSON.stringify(value)}, but the acknowledged requests leave it ${possible.map((v) => JSON.stringify(v)).join(' or ')}\n  ${register.describe()}\n  requests:\n${this.http.history(tag)}`)
     }
     register.observed(value)
   }
@@ -598,7 +613,7 @@ class CrashRun {
     const requests = this.http.entries
     const count = (p: (status: number) => boolean) => requests.filter((e) => p(e.status)).length
     return `${requests.length} requests (${count((s) => s >= 200 && s < 300)} 2xx, ${count((s) => s >= 400 && s < 500)} 4xx, ${count((s) => s >= 500)} 5xx, ${count((s) => s === 0)} without an answer), `
-      + `${this.killsWithRequestsInFlight} kills with requests in flight, ${this.probes} key probes (${this.probesSkipped} skipped for claims a kill may have left)`
+      + `${this.killsWithRequestsInFlight} kills with requests in flight, restarts healthy after ${this.restarts.join(', ')} ms, ${this.probes} key probes (${this.probesSkipped} skipped for claims a kill may have left)`
   }
 
   /** Which invariants broke, then up to three counter-examples of each with the requests behind them. */
@@ -657,13 +672,11 @@ t.test('random concurrent management commands with SIGKILLs keep the model\'s in
     const service = new ServiceProcess(t, env)
     const crash = new CrashRun(t, service, { ...template, dir }, env, run)
     try {
-      await service.start()
-      await service.caughtUp(HEALTHY_WITHIN_MS)
+      await crash.start()
       await crash.setUp()
       for (const [n, e] of epochs.entries()) {
         await crash.epoch(e, n + 1)
-        await service.start()
-        await crash.check(`after kill ${n + 1}`)
+        await crash.restartAndCheck(`after kill ${n + 1}`)
       }
       await crash.verify()
     } catch (error) {

@@ -1,6 +1,7 @@
 import type { ChildProcess } from 'node:child_process'
 import type { Test } from 'tap'
-import { startServer } from './cli.js'
+import { spawn } from 'node:child_process'
+import { cliCommand } from './cli.js'
 
 /** Resolves with the exit code once the child has exited (also when it already has, by a signal). */
 const exited = (child: ChildProcess): Promise<number | null> =>
@@ -34,11 +35,23 @@ export class ServiceProcess {
     return this.output()
   }
 
+  /** Spawns `hedgelog serve` and waits until it listens; rejects naming the exit code or signal and the output when it dies first. */
   async start(): Promise<void> {
-    const server = await startServer([], this.env)
-    this.child = server.child
-    this.address = server.address
-    this.output = server.output
+    const [command, args] = cliCommand(['serve'])
+    const child = spawn(command, args, { env: { ...process.env, PORT: '0', LOG_LEVEL: 'info', ...this.env }, stdio: ['ignore', 'pipe', 'pipe'] })
+    this.child = child
+    let output = ''
+    this.output = () => output
+    this.address = await new Promise<string>((resolve, reject) => {
+      child.stdout!.on('data', (chunk: Buffer) => {
+        output += chunk.toString()
+        const match = /"address":"(http:\/\/[^"]+)"/.exec(output)
+        if (match) resolve(match[1]!)
+      })
+      child.stderr!.on('data', (chunk: Buffer) => { output += chunk.toString() })
+      child.on('error', reject)
+      child.on('exit', (code, signal) => reject(new Error(`hedgelog serve exited (code ${code}, signal ${signal}) before listening: ${output.slice(-2000)}`)))
+    })
   }
 
   async health(): Promise<Health> {
