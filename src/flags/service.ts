@@ -90,7 +90,12 @@ export const updateFlag = async (
     if (error instanceof DomainError && claiming && key !== flag.key) await releaseKey(deps.log, flag.environment_id, key, flag.id, context)
     throw error
   }
-  const updated = await settledFlag(deps, flag.id, result.position)
-  if (flag.key !== updated.key || (updated.deleted && !flag.deleted)) await releaseKey(deps.log, flag.environment_id, flag.key, flag.id, context)
-  return updated
+  // Keys are given back by what the command left, not by the read model: a concurrent command
+  // may have changed the key or the deletion in between (a release of a key not held does nothing).
+  const after = result.state
+  const held = after !== null && !after.deleted ? after.key : null
+  for (const released of new Set([flag.key, key, after?.key ?? flag.key])) {
+    if (released !== held) await releaseKey(deps.log, flag.environment_id, released, flag.id, context)
+  }
+  return settledFlag(deps, flag.id, result.position)
 }
