@@ -20,8 +20,8 @@ export interface ChangeCommittedData {
   readonly events: number
 }
 
-/** Part streams are named by the commit's own event id, so a retried command writes the same ones. */
-export const partStreamOf = (commitEventId: string): string => `change-${commitEventId}`
+/** A part stream, named by a fresh id for each try at a change; a try that is not committed leaves its parts unread. */
+export const partStreamOf = (id: string): string => `change-${id}`
 
 export const isPartStream = (stream: string): boolean => stream.startsWith('change-')
 
@@ -51,11 +51,7 @@ export const intoAppends = (events: readonly EventData[], budget = PART_APPEND_B
   return appends
 }
 
-/**
- * Writes a change's events to its part stream. Each append expects the revision the one before
- * it left, and the ids are the command's own, so running this again after a cut (or alongside a
- * retry of the same command) completes the stream rather than writing anything twice.
- */
+/** Writes a change's events to its part stream, each append expecting the revision the one before it left. */
 export const writeParts = async (log: EventLog, stream: string, appends: readonly EventData[][]): Promise<void> => {
   let expected: bigint | 'no_stream' = 'no_stream'
   for (const events of appends) {

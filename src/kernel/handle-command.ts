@@ -3,6 +3,7 @@ import type { EventData, EventLog, JsonObject, Position, RecordedEvent } from '.
 import { CHANGE_COMMITTED, PART_APPEND_BYTES, eventWeight, intoAppends, partStreamOf, readAggregateEvents, writeParts } from './change-parts.js'
 import { commandEventId } from './command-ids.js'
 import { ChangeTooLarge, ConcurrencyConflict, DomainError } from './errors.js'
+import { newEventId } from './ids.js'
 
 export interface DomainEvent {
   readonly type: string
@@ -161,12 +162,12 @@ const UNKNOWN_OUTCOME_RETRIES = 3
 const appendChange = async (log: EventLog, stream: string, events: EventData[], revision: bigint | 'no_stream') => {
   const weight = events.reduce((sum, event) => sum + eventWeight(event), 0)
   if (weight <= PART_APPEND_BYTES || events.length === 1) return log.append(stream, events, { expectedRevision: revision })
-  const commitId = events[0]!.id
-  const parts = partStreamOf(commitId)
-  const appends = intoAppends(events.map((event, index) => ({ ...event, id: index === 0 ? commandEventId(commitId, parts, 0) : event.id })))
-  await writeParts(log, parts, appends)
+  // Each try writes parts of its own: a try that lost the race for the aggregate decides again,
+  // perhaps differently, and its parts must not be mistaken for a retry of the earlier ones.
+  const parts = partStreamOf(newEventId())
+  await writeParts(log, parts, intoAppends(events.map((event) => ({ ...event, id: newEventId() }))))
   return log.append(stream, [{
-    id: commitId, type: CHANGE_COMMITTED, data: { parts, events: events.length }, metadata: events[0]!.metadata,
+    id: events[0]!.id, type: CHANGE_COMMITTED, data: { parts, events: events.length }, metadata: events[0]!.metadata,
   }], { expectedRevision: revision })
 }
 

@@ -75,3 +75,32 @@ t.test('an append that keeps failing without an answer is reported after a few t
   await t.rejects(handleCommand(failing, adder, 'adder-4', { add: 1 }, contextOf()), /unavailable/)
   t.equal(await total(log, 'adder-4'), 0)
 })
+
+type Noted = { type: 'Noted'; data: { text: string; round: number } }
+/** Writes three large notes, each naming how many notes were there when it was decided. */
+const notes: Decider<number, { size: number }, Noted> = {
+  initialState: () => 0,
+  evolve: (state) => state + 1,
+  decide: (command, state) => [1, 2, 3].map(() => ({ type: 'Noted', data: { text: 'n'.repeat(command.size), round: state } })),
+}
+
+t.test('a change in parts that loses the race for its aggregate is decided again, and only the winning try counts', async (t) => {
+  const log = new SqliteEventLog({ path: ':memory:' })
+  t.teardown(() => log.close())
+  const racing = Object.create(log) as EventLog
+  let raced = false
+  racing.append = async (stream: string, events: readonly EventData[], options?: AppendOptions) => {
+    if (!raced && events[0]?.type === 'ChangeCommitted') {
+      raced = true
+      await log.append(stream, [{ id: newEventId(), type: 'Noted', data: { text: 'first', round: -1 } }], { expectedRevision: 'any' })
+    }
+    return log.append(stream, events, options)
+  }
+  await handleCommand(log, notes, 'notes-1', { size: 10 }, contextOf())
+  const result = await handleCommand(racing, notes, 'notes-1', { size: 300_000 }, contextOf())
+  t.ok(raced, 'the commit met a concurrent write')
+  t.equal(result.state, 7, 'three, the racer, and three more')
+  const { readAggregate } = await import('../../src/kernel/handle-command.js')
+  const { events } = await readAggregate<Noted>(log, 'notes-1')
+  t.same(events.map((event) => event.data.round), [0, 0, 0, -1, 4, 4, 4], 'the parts read back are the second try\'s, decided on the state the racer left')
+})
