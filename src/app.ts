@@ -21,6 +21,7 @@ import { StoreFaults } from './http/store-faults.js'
 import { boundJsonDepth } from './http/json-depth.js'
 import { logRequests } from './http/request-log.js'
 import { useZod } from './http/zod.js'
+import { useEmptyJsonBodies } from './http/drf.js'
 import { lastValues } from './http/query-string.js'
 import { recordRoutes } from './http/route-table.js'
 import { useCors } from './ingestion/cors.js'
@@ -95,6 +96,7 @@ export const buildApp = async (deps: AppDeps): Promise<FastifyInstance> => {
   recordRoutes(app)
   logRequests(app)
   useZod(app)
+  useEmptyJsonBodies(app)
   boundJsonDepth(app)
   useErrorHandling(app)
   const faults = new StoreFaults()
