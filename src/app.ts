@@ -19,6 +19,7 @@ import { healthRoutes } from './http/health.js'
 import { awaitCaughtUpForReads } from './http/caught-up.js'
 import { StoreFaults } from './http/store-faults.js'
 import { boundJsonDepth } from './http/json-depth.js'
+import { answerOversizedBodies } from './http/oversized-bodies.js'
 import { logRequests } from './http/request-log.js'
 import { useZod } from './http/zod.js'
 import { useEmptyJsonBodies } from './http/drf.js'
@@ -97,6 +98,7 @@ export const buildApp = async (deps: AppDeps): Promise<FastifyInstance> => {
   logRequests(app)
   useZod(app)
   useEmptyJsonBodies(app)
+  answerOversizedBodies(app)
   boundJsonDepth(app)
   useErrorHandling(app)
   const faults = new StoreFaults()
