@@ -14,13 +14,18 @@ import { inviteRoutes } from './invites/routes.js'
 import { activityLogRoutes } from './activity/routes.js'
 import { useAuth } from './auth/authenticate.js'
 import { KeyRateLimiter, useRateLimits, type RateWindow } from './auth/rate-limit.js'
+import { AUTH_FAILURE_LIMITS, throttleFailedAuthentication } from './auth/failed-auth.js'
+import { addressKey, trustedClientIp } from './http/client-ip.js'
+import { capConnectionsPerAddress, CONNECTIONS_PER_ADDRESS } from './http/connection-cap.js'
 import { answerFrameworkError, useErrorHandling } from './http/errors.js'
 import { healthRoutes } from './http/health.js'
 import { awaitCaughtUpForReads } from './http/caught-up.js'
 import { StoreFaults } from './http/store-faults.js'
 import { boundJsonDepth } from './http/json-depth.js'
+import { answerOversizedBodies } from './http/oversized-bodies.js'
 import { logRequests } from './http/request-log.js'
 import { useZod } from './http/zod.js'
+import { useEmptyJsonBodies } from './http/drf.js'
 import { lastValues } from './http/query-string.js'
 import { recordRoutes } from './http/route-table.js'
 import { useCors } from './ingestion/cors.js'
@@ -69,6 +74,12 @@ export interface AppDeps {
   readonly headersTimeoutMs?: number
   /** Connections kept open at most. Default MAX_CONNECTIONS. */
   readonly maxConnections?: number
+  /** Connections one client address may hold open; 0 for no cap per address. Default CONNECTIONS_PER_ADDRESS. */
+  readonly connectionsPerAddress?: number
+  /** Failed authentications allowed per client address; none (no limit) when empty. Default AUTH_FAILURE_LIMITS. */
+  readonly authFailureLimits?: readonly RateWindow[]
+  /** Addresses of the proxies in front, whose `X-Forwarded-For` names the client, and which are not held to the cap per address. */
+  readonly trustedProxies?: readonly string[]
 }
 
 /** Connections one process keeps open at most; more are refused until some close. */
@@ -92,9 +103,14 @@ export const buildApp = async (deps: AppDeps): Promise<FastifyInstance> => {
     frameworkErrors: answerFrameworkError,
   })
   app.server.maxConnections = deps.maxConnections ?? MAX_CONNECTIONS
+  const trustedProxies = new Set(deps.trustedProxies ?? [])
+  const perAddress = deps.connectionsPerAddress ?? CONNECTIONS_PER_ADDRESS
+  if (perAddress > 0) capConnectionsPerAddress(app.server, perAddress, trustedProxies)
   recordRoutes(app)
   logRequests(app)
   useZod(app)
+  useEmptyJsonBodies(app)
+  answerOversizedBodies(app)
   boundJsonDepth(app)
   useErrorHandling(app)
   const faults = new StoreFaults()
@@ -104,6 +120,11 @@ export const buildApp = async (deps: AppDeps): Promise<FastifyInstance> => {
     done()
   })
   useCors(app)
+  const authFailureLimits = deps.authFailureLimits ?? AUTH_FAILURE_LIMITS
+  if (authFailureLimits.length > 0) {
+    throttleFailedAuthentication(app, authFailureLimits, (request) =>
+      addressKey(trustedClientIp(request.headers['x-forwarded-for'], request.socket.remoteAddress, trustedProxies)))
+  }
   useAuth(app, deps)
   if (deps.rateLimits && deps.rateLimits.length > 0) useRateLimits(app, new KeyRateLimiter(deps.rateLimits))
   await app.register(healthRoutes, { ...deps, faults })

@@ -1,3 +1,4 @@
+import { isIP } from 'node:net'
 import { join, resolve } from 'node:path'
 import { z } from 'zod'
 import { parseRateLimits } from './auth/rate-limit.js'
@@ -46,9 +47,18 @@ const Env = z.object({
   HEDGELOG_RATE_LIMITS: z.string().refine((text) => parseRateLimits(text) !== null, 'must be like 480/minute,4800/hour, or off').default('480/minute,4800/hour'),
   /**
    * For fault tests only: comma-separated places where the process kills itself between the two
-   * steps of a command across streams (`tile-move:moved-out`, `flag-create:key-claimed`).
+   * steps of a command across streams (`tile-move:moved-out`, `flag-create:key-claimed`,
+   * `environment-create:counted`).
    */
   HEDGELOG_CRASH_POINTS: z.string().default(''),
+  /** Failed authentications (unknown keys and tokens) per client address, e.g. `100/minute,1000/hour`, or `off`. */
+  HEDGELOG_AUTH_FAILURE_LIMITS: z.string().refine((text) => parseRateLimits(text) !== null, 'must be like 100/minute,1000/hour, or off').default('100/minute,1000/hour'),
+  /** Connections one client address may hold open at once; 0 for no cap per address. */
+  HEDGELOG_CONNECTIONS_PER_ADDRESS: z.coerce.number({ error: 'must be a whole number from 0 to 4096' }).int('must be a whole number from 0 to 4096')
+    .min(0, 'must be a whole number from 0 to 4096').max(4096, 'must be a whole number from 0 to 4096').default(256),
+  /** Addresses of the proxies in front of Hedgelog, comma-separated: their `X-Forwarded-For` names the client. */
+  HEDGELOG_TRUSTED_PROXIES: z.string().transform((text) => text.split(',').map((part) => part.trim()).filter((part) => part !== ''))
+    .refine((addresses) => addresses.every((address) => isIP(address) !== 0), 'must be IP addresses separated by commas').default([]),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], { error: 'must be one of fatal, error, warn, info, debug, trace, silent' }).default('info'),
 })
 

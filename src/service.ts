@@ -110,7 +110,11 @@ export const startService = async (config: Config, roles: readonly Role[], logge
   let app: FastifyInstance | undefined
   let address: string | undefined
   if (httpRoles.length > 0) {
-    app = await buildApp({ log, store, models, roles: httpRoles, logger, delivery, ...(mailer ? { mailer } : {}), rateLimits: parseRateLimits(config.HEDGELOG_RATE_LIMITS)!, ...(projections ? { projections } : {}) })
+    app = await buildApp({
+      log, store, models, roles: httpRoles, logger, delivery, ...(mailer ? { mailer } : {}), rateLimits: parseRateLimits(config.HEDGELOG_RATE_LIMITS)!,
+      authFailureLimits: parseRateLimits(config.HEDGELOG_AUTH_FAILURE_LIMITS)!, connectionsPerAddress: config.HEDGELOG_CONNECTIONS_PER_ADDRESS,
+      trustedProxies: config.HEDGELOG_TRUSTED_PROXIES, ...(projections ? { projections } : {}),
+    })
     address = await app.listen({ host: config.HOST, port: config.PORT })
   }
 

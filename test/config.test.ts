@@ -33,3 +33,14 @@ t.test('given an EventStoreDB URL that turns off throwOnAppendFailure, when load
   t.equal(loadConfig({ HEDGELOG_EVENTSTORE_URL: 'esdb://localhost:2113?tls=false&throwOnAppendFailure=true' }).HEDGELOG_EVENTSTORE_URL,
     'esdb://localhost:2113?tls=false&throwOnAppendFailure=true', 'the default spelled out is accepted')
 })
+
+t.test('the bounds per client address have defaults and refuse bad values', async (t) => {
+  const defaults = loadConfig({})
+  t.equal(defaults.HEDGELOG_AUTH_FAILURE_LIMITS, '100/minute,1000/hour')
+  t.equal(defaults.HEDGELOG_CONNECTIONS_PER_ADDRESS, 256)
+  t.same(defaults.HEDGELOG_TRUSTED_PROXIES, [])
+  t.same(loadConfig({ HEDGELOG_TRUSTED_PROXIES: '10.0.0.1, fd00::1' }).HEDGELOG_TRUSTED_PROXIES, ['10.0.0.1', 'fd00::1'])
+  t.throws(() => loadConfig({ HEDGELOG_TRUSTED_PROXIES: 'lb.internal' }), { message: /^invalid configuration: HEDGELOG_TRUSTED_PROXIES must be IP addresses/ })
+  t.throws(() => loadConfig({ HEDGELOG_AUTH_FAILURE_LIMITS: 'many' }), { message: /^invalid configuration: HEDGELOG_AUTH_FAILURE_LIMITS / })
+  t.throws(() => loadConfig({ HEDGELOG_CONNECTIONS_PER_ADDRESS: '-1' }), { message: /^invalid configuration: HEDGELOG_CONNECTIONS_PER_ADDRESS / })
+})

@@ -37,13 +37,15 @@ interface Count {
 /**
  * Fixed-window counters per personal API key, as DRF's throttles keep them per key: a request
  * counts against every window, and is refused while any window is used up, with the seconds
- * until that window starts again. Counters live in this process.
+ * until that window starts again. Counters live in this process. The same counters, keyed by
+ * client address, count failed authentications.
  */
 export class KeyRateLimiter {
   private readonly counts = new Map<string, Count[]>()
   private sweptAt = 0
 
-  constructor(private readonly windows: readonly RateWindow[]) {}
+  /** `maxKeys` bounds the keys counted at once; past it the longest-known key is forgotten, so memory stays bounded whatever the keys. */
+  constructor(private readonly windows: readonly RateWindow[], private readonly maxKeys = Infinity) {}
 
   /** Counts a request of `keyId` at `now`; the seconds to wait when it is over a limit, else null. */
   take(keyId: string, now: number): number | null {
@@ -51,9 +53,23 @@ export class KeyRateLimiter {
     this.sweep(now)
     let counts = this.counts.get(keyId)
     if (!counts) {
+      if (this.counts.size >= this.maxKeys) this.counts.delete(this.counts.keys().next().value!)
       counts = this.windows.map(() => ({ windowStart: now, used: 0 }))
       this.counts.set(keyId, counts)
     }
+    const wait = this.waitOf(counts, now)
+    if (wait !== null) return wait
+    for (const count of counts) count.used++
+    return null
+  }
+
+  /** The seconds `keyId` must wait at `now` without counting anything; null when it may go on. */
+  waiting(keyId: string, now: number): number | null {
+    const counts = this.counts.get(keyId)
+    return counts ? this.waitOf(counts, now) : null
+  }
+
+  private waitOf(counts: Count[], now: number): number | null {
     let wait = 0
     this.windows.forEach((window, i) => {
       const count = counts[i]!
@@ -63,9 +79,7 @@ export class KeyRateLimiter {
       }
       if (count.used >= window.limit) wait = Math.max(wait, count.windowStart + window.ms - now)
     })
-    if (wait > 0) return Math.max(1, Math.ceil(wait / 1000))
-    for (const count of counts) count.used++
-    return null
+    return wait > 0 ? Math.max(1, Math.ceil(wait / 1000)) : null
   }
 
   /** Forgets keys whose every window has ended, now and then, so memory follows the active keys. */

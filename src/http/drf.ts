@@ -48,3 +48,18 @@ export const useFormBodies = (app: FastifyInstance): void => {
     done(null, Object.fromEntries(new URLSearchParams(String(body))))
   })
 }
+
+/**
+ * An empty body sent as `application/json` means no body, as Django reads it (a client library
+ * that always sets the header sends one with `DELETE` and bodiless actions); a route that needs
+ * fields still refuses their absence itself. Any other text is parsed by fastify's own JSON
+ * parser, with its guards against prototype poisoning.
+ */
+export const useEmptyJsonBodies = (app: FastifyInstance): void => {
+  const parseJson = app.getDefaultJsonParser('error', 'error')
+  app.removeContentTypeParser('application/json')
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    if (body.length === 0) return done(null, undefined)
+    parseJson(request, String(body), done)
+  })
+}

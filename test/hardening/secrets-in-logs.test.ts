@@ -7,7 +7,7 @@ interface Init { project_api_key: string; personal_api_key: string; project_id: 
 
 t.test('given a started service with its log captured, when keys and tokens travel in every place a client may put them, then none of them appears in the log', async (t) => {
   const dir = tempDir(t)
-  const env = { HEDGELOG_DATA_DIR: dir, HEDGELOG_RATE_LIMITS: 'off' }
+  const env = { HEDGELOG_DATA_DIR: dir, HEDGELOG_RATE_LIMITS: 'off', HEDGELOG_AUTH_FAILURE_LIMITS: 'off' }
   const init = JSON.parse((await runCli(['init', '--json'], env)).stdout) as Init
   const scoped = JSON.parse((await runCli(['keys', 'create', '--scopes', 'project:read', '--json'], env)).stdout) as { personal_api_key: string }
   const server = await startServer([], { ...env, LOG_LEVEL: 'debug', HEDGELOG_SMTP_URL: `smtp://127.0.0.1:${await closedPort()}` })
