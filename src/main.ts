@@ -16,6 +16,7 @@ import { auditingCommands } from './cli/auditing.js'
 import { CliRefused } from './cli/errors.js'
 import { Stopped } from './cli/progress.js'
 import { MalformedLine, UnknownEnvironment } from './migration/import.js'
+import { removeScratchLeftovers, scratchRoot } from './cli/scratch-dirs.js'
 
 const USAGE = `usage: hedgelog <command>
 
@@ -56,6 +57,8 @@ const serve = async (config: Config, args: string[]): Promise<void> => {
   if (allocator !== null) logger.warn(allocator)
   const freeMemory = freeMemoryProblem()
   if (freeMemory !== null) logger.warn(freeMemory)
+  const leftovers = removeScratchLeftovers(scratchRoot(config.dataDir))
+  if (leftovers.length > 0) logger.info({ removed: leftovers }, 'removed the scratch space of replays that were stopped before they could remove it')
   const service = await startService(config, roles as Role[], logger)
   logger.info({ roles, address: service.address, eventLog: service.log.kind, readStore: service.store.kind }, 'hedgelog started')
   closeWithGrace({ delay: 10_000 }, async ({ signal, err }) => {
