@@ -1,6 +1,7 @@
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, utimesSync } from 'node:fs'
 import { hostname } from 'node:os'
 import { join } from 'node:path'
+import { processAlive } from '../kernel/process-alive.js'
 
 /**
  * Where replays that keep nothing (`rebuild` without `--into`, `verify`, `audit --at`) write
@@ -35,16 +36,6 @@ export const isLeftover = (name: string, touchedMs: number, here: Here): boolean
   if (!owner) return false
   if (owner[1] === here.host) return !here.alive(Number(owner[2]))
   return here.now - touchedMs > STALE_MS
-}
-
-/** Signal 0 asks whether a process exists; EPERM means it does, under another user. */
-export const processAlive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM'
-  }
 }
 
 /**
