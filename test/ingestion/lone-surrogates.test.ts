@@ -2,6 +2,8 @@ import t, { type Test } from 'tap'
 import { isUtf8 } from 'node:buffer'
 import LZString from 'lz-string'
 import { escapesSurrogates, wellFormedJson } from '../../src/kernel/well-formed.js'
+import { exportEvents } from '../../src/migration/export.js'
+import { importEvents } from '../../src/migration/import.js'
 import { world } from '../support/world.js'
 import { CAPTURED_COLLECTIONS } from '../projections/support/captured.js'
 
@@ -74,6 +76,18 @@ t.test('lone surrogates sent to /capture/, /batch/ (realtime and historical) and
   t.match(person(`single-${FFFD}`)?.properties, { [`name-${FFFD}`]: `Ada ${FFFD}` })
   t.match(person(`batch-${FFFD}`)?.properties, { [`first-${FFFD}`]: FFFD })
   strictlyParsed(t, (await get('/groups/?group_type_index=0')).rawPayload)
+})
+
+t.test('hedgelog import stores lone surrogates of its lines as U+FFFD, and export gives them back well-formed', async (t) => {
+  const { log, installation } = await world(t)
+  const environmentId = installation.environment_id
+  const line = JSON.stringify({ event: `imported ${LONE_LOW}`, distinct_id: `${LONE_HIGH}-id`, timestamp: '2024-01-01T00:00:00Z', properties: { [LONE_HIGH]: [LONE_LOW] } })
+  const result = await importEvents({ log, environmentId }, (async function* () { yield line })())
+  t.equal(result.written, 1)
+  const exported: unknown[] = []
+  for await (const event of exportEvents(log, { environmentId })) exported.push(event)
+  t.same(stringsOf(exported).filter((s) => !s.isWellFormed()), [])
+  t.match(exported, [{ event: `imported ${FFFD}`, distinct_id: `${FFFD}-id`, properties: { [FFFD]: [FFFD] } }])
 })
 
 t.test('the text check finds every surrogate escape and passes over texts without one', async (t) => {
