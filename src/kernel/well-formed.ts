@@ -1,17 +1,39 @@
+const BACKSLASH = 0x5c
+const LETTER_U = 0x75
 const LOWER_CASE = 0x20
 
+/** Whether the backslash at `at` starts an escape: it is not itself escaped by an odd run of backslashes before it. */
+const startsEscape = (text: string, at: number): boolean => {
+  let before = 0
+  while (at - before - 1 >= 0 && text.charCodeAt(at - before - 1) === BACKSLASH) before++
+  return before % 2 === 0
+}
+
+/** Which surrogate the four hex digits at `at` name, if any. */
+const surrogateAt = (text: string, at: number): 'high' | 'low' | null => {
+  if ((text.charCodeAt(at) | LOWER_CASE) !== 0x64) return null // 'd'
+  const second = text.charCodeAt(at + 1) | LOWER_CASE
+  if (second === 0x38 || second === 0x39 || second === 0x61 || second === 0x62) return 'high' // 8, 9, a, b
+  if (second >= 0x63 && second <= 0x66) return 'low' // c–f
+  return null
+}
+
 /**
- * Whether a well-formed JSON text holds a `\uD800`–`\uDFFF` escape, the only way it can parse
- * into a string with a lone surrogate. Cheap enough to ask of every request: texts without any
- * `\u` are passed over by a native search. False alarms only cost a walk that changes nothing:
- * pairs sent as escapes (Python's `ensure_ascii`), or an escaped backslash followed by `ud800`
- * (which cannot be told from a real escape without counting the backslashes before it).
+ * Whether a JSON text (one `JSON.parse` accepted) escapes a lone surrogate: a `\uD800`–`\uDBFF`
+ * not followed at once by a `\uDC00`–`\uDFFF`, or one of the latter on its own. That is the only
+ * way text decoded from UTF-8 parses into a string with a lone surrogate. Cheap enough to ask of
+ * every request: texts without `\u` are passed over by a native search, and pairs (Python's
+ * `ensure_ascii` escapes every emoji as one) are recognised without parsing anything.
  */
 export const escapesSurrogates = (text: string): boolean => {
   for (let at = text.indexOf('\\u'); at !== -1; at = text.indexOf('\\u', at + 2)) {
-    const first = text.charCodeAt(at + 2) | LOWER_CASE
-    const second = text.charCodeAt(at + 3) | LOWER_CASE
-    if (first === 0x64 && ((second >= 0x38 && second <= 0x39) || (second >= 0x61 && second <= 0x66))) return true
+    if (!startsEscape(text, at)) continue
+    const kind = surrogateAt(text, at + 2)
+    if (kind === 'low') return true
+    if (kind === null) continue
+    const pairedAt = at + 6
+    if (text.charCodeAt(pairedAt) !== BACKSLASH || text.charCodeAt(pairedAt + 1) !== LETTER_U || surrogateAt(text, pairedAt + 2) !== 'low') return true
+    at = pairedAt
   }
   return false
 }

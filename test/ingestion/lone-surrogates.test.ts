@@ -90,12 +90,38 @@ t.test('hedgelog import stores lone surrogates of its lines as U+FFFD, and expor
   t.match(exported, [{ event: `imported ${FFFD}`, distinct_id: `${FFFD}-id`, properties: { [FFFD]: [FFFD] } }])
 })
 
-t.test('the text check finds every surrogate escape and passes over texts without one', async (t) => {
-  t.ok(escapesSurrogates(JSON.stringify(LONE_HIGH)))
+t.test('the text check finds every lone surrogate escape and passes over pairs and texts without one', async (t) => {
+  t.ok(escapesSurrogates(JSON.stringify(LONE_HIGH)), 'a lone high surrogate')
+  t.ok(escapesSurrogates(JSON.stringify(LONE_LOW)), 'a lone low surrogate')
   t.ok(escapesSurrogates('"\\uDC00"'), 'upper case')
+  t.ok(escapesSurrogates('"\\ud800\\u0041"'), 'a high surrogate followed by another escape')
+  t.ok(escapesSurrogates('"\\ud83d\\ud83d\\ude00"'), 'two highs before one low')
   t.ok(escapesSurrogates('"\\\\\\ud800"'), 'an escaped backslash before a real escape')
+  t.ok(escapesSurrogates('"\\\\ud83d\\udc00"'), 'a literal backslash-u text does not pair with the real low escape after it')
+  t.notOk(escapesSurrogates('"\\ud83d\\ude00 and \\uD83D\\uDE00"'), 'pairs, as Python escapes emoji')
+  t.notOk(escapesSurrogates('"\\\\ud800"'), 'an escaped backslash followed by the letters ud800')
   t.notOk(escapesSurrogates(JSON.stringify({ plain: 'text é 😀', escaped: '\\u00e9' })))
   t.notOk(escapesSurrogates('"\\u00e9 \\uD7FF \\uE000"'))
+  for (const text of ['"\\ud800"', '"\\ud83d\\ude00"', '"\\\\ud800"', '"\\\\ud83d\\udc00"', '"a\\ud800\\u0041"']) {
+    const parsed = JSON.parse(text) as string
+    t.equal(escapesSurrogates(text), !parsed.isWellFormed(), `${text} agrees with what it parses to`)
+  }
+})
+
+t.test('on random escape-heavy texts, the check agrees with what they parse to', async (t) => {
+  const pieces = ['\\ud83d', '\\ude00', '\\uDBFF', '\\uDC00', '\\\\', 'u', 'd800', '\\u0041', 'a', '\\n', '😀']
+  let seed = 7
+  const next = (): number => {
+    seed = (seed * 1103515245 + 12345) % 2 ** 31
+    return seed
+  }
+  const disagreements: string[] = []
+  for (let i = 0; i < 3000; i++) {
+    const text = `"${Array.from({ length: 1 + (next() % 8) }, () => pieces[next() % pieces.length]).join('')}"`
+    const parsed = JSON.parse(text) as string
+    if (escapesSurrogates(text) !== !parsed.isWellFormed()) disagreements.push(text)
+  }
+  t.same(disagreements, [])
 })
 
 t.test('repairing a parsed value copies only what changes and keeps keys plain', async (t) => {
