@@ -62,7 +62,7 @@ const Env = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], { error: 'must be one of fatal, error, warn, info, debug, trace, silent' }).default('info'),
 })
 
-export type Config = Readonly<z.infer<typeof Env> & { eventLogPath: string; readStorePath: string }>
+export type Config = Readonly<z.infer<typeof Env> & { dataDir: string; eventLogPath: string; readStorePath: string }>
 
 export class ConfigError extends Error {
   override name = 'ConfigError'
@@ -80,6 +80,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv): Config => {
   const dataDir = resolve(parsed.data.HEDGELOG_DATA_DIR)
   return Object.freeze({
     ...parsed.data,
+    dataDir,
     eventLogPath: join(dataDir, 'events.sqlite'),
     readStorePath: join(dataDir, 'readmodels.sqlite'),
   })

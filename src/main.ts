@@ -16,6 +16,7 @@ import { auditingCommands } from './cli/auditing.js'
 import { CliRefused } from './cli/errors.js'
 import { Stopped } from './cli/progress.js'
 import { MalformedLine, UnknownEnvironment } from './migration/import.js'
+import { removeScratchLeftovers, scratchRoot } from './cli/scratch-dirs.js'
 
 const USAGE = `usage: hedgelog <command>
 
@@ -57,6 +58,13 @@ const serve = async (config: Config, args: string[]): Promise<void> => {
   const freeMemory = freeMemoryProblem()
   if (freeMemory !== null) logger.warn(freeMemory)
   const service = await startService(config, roles as Role[], logger)
+  // After start-up, whose checks name an unusable data directory; tidying it never stops the service.
+  try {
+    const leftovers = removeScratchLeftovers(scratchRoot(config.dataDir))
+    if (leftovers.length > 0) logger.info({ removed: leftovers }, 'removed the scratch space of replays that were stopped before they could remove it')
+  } catch (error) {
+    logger.warn({ err: error }, 'could not remove the scratch space of stopped replays')
+  }
   logger.info({ roles, address: service.address, eventLog: service.log.kind, readStore: service.store.kind }, 'hedgelog started')
   closeWithGrace({ delay: 10_000 }, async ({ signal, err }) => {
     if (err) logger.error({ err }, 'shutting down after an error')

@@ -17,6 +17,8 @@ export interface AuditArgs {
   readonly words: readonly string[]
   readonly at: string | undefined
   readonly environment: string | undefined
+  /** Where a replay for `--at` keeps its throwaway read models (see scratch-dirs.ts). */
+  readonly scratchRoot: string
 }
 
 export interface AuditOutput {
@@ -56,8 +58,8 @@ const environmentOf = async (log: EventLog, given: string | undefined): Promise<
  * The person behind a distinct id as the persons read model held it at the cutoff, with its
  * distinct ids in stored order in place of its page numbers: a replay of that projector alone.
  */
-const personAt = async (log: EventLog, environmentId: number, distinctId: string, cutoff: Cutoff): Promise<JsonObject | null> => {
-  const scratch = scratchStore()
+const personAt = async (log: EventLog, environmentId: number, distinctId: string, cutoff: Cutoff, scratchRoot: string): Promise<JsonObject | null> => {
+  const scratch = scratchStore(scratchRoot)
   try {
     await replay({ log, store: scratch.store, projectors: [persons], until: await resolveCutoff(log, cutoff) })
     const build = (await new ProjectionRegistry(scratch.store).read(persons.name))?.active ?? { version: persons.version, build: 1 }
@@ -77,14 +79,14 @@ const personAt = async (log: EventLog, environmentId: number, distinctId: string
   }
 }
 
-const stateAt = async (log: EventLog, subject: AuditSubject, cutoff: Cutoff, environment: string | undefined): Promise<AuditOutput | null> => {
+const stateAt = async (log: EventLog, subject: AuditSubject, cutoff: Cutoff, environment: string | undefined, scratchRoot: string): Promise<AuditOutput | null> => {
   if (subject.kind === 'resource') {
     const { activity, stream } = subject.resource
     const state = await stateAsOf(log, stream(subject.id), activity.evolve, activity.initialState, cutoff)
     return { json: state, text: state === null ? `${stream(subject.id)} did not exist then` : JSON.stringify(state, null, 2) }
   }
   if (subject.kind === 'person') {
-    const person = await personAt(log, await environmentOf(log, environment), subject.distinctId, cutoff)
+    const person = await personAt(log, await environmentOf(log, environment), subject.distinctId, cutoff, scratchRoot)
     return { json: person, text: person === null ? `no person had distinct id ${subject.distinctId} then` : JSON.stringify(person, null, 2) }
   }
   return null
@@ -98,7 +100,7 @@ export const audit = async (log: EventLog, args: AuditArgs): Promise<AuditOutput
   const subject = auditSubject(args.words)
   const cutoff = cutoffOf(args.at)
   if (cutoff) {
-    const state = await stateAt(log, subject, cutoff, args.environment)
+    const state = await stateAt(log, subject, cutoff, args.environment, args.scratchRoot)
     if (state) return state
   }
   const lines = subject.kind === 'person'

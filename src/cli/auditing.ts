@@ -8,6 +8,7 @@ import { CliRefused } from './errors.js'
 import { environmentOption, exportToStream, importFromSource } from './migrate.js'
 import { progress, stopSignal, Stopped } from './progress.js'
 import { digestLines, projectorsNamed, rebuild, untilPosition, verify } from './rebuild.js'
+import { scratchRoot } from './scratch-dirs.js'
 
 /** A command's exit code: 0 done, 1 a check failed. */
 type Command = (config: Config, args: string[]) => Promise<number>
@@ -35,7 +36,7 @@ const auditCommand: Command = async (config, args) => {
     args, allowPositionals: true,
     options: { json: { type: 'boolean', default: false }, at: { type: 'string' }, environment: { type: 'string' } },
   })
-  const result = await withLog(config, (log) => audit(log, { words: positionals, at: values.at, environment: values.environment }))
+  const result = await withLog(config, (log) => audit(log, { words: positionals, at: values.at, environment: values.environment, scratchRoot: scratchRoot(config.dataDir) }))
   out(values.json, result.json, result.text)
   return 0
 }
@@ -46,7 +47,7 @@ const rebuildCommand: Command = async (config, args) => {
   })
   const projectors = projectorsNamed(values.projection)
   const result = await withLog(config, async (log, shouldStop) =>
-    rebuild(log, { projectors, until: await untilPosition(log, values.until), into: values.into ?? null, shouldStop }))
+    rebuild(log, { projectors, until: await untilPosition(log, values.until), into: values.into ?? null, scratchRoot: scratchRoot(config.dataDir), shouldStop }))
   out(values.json, result, `rebuilt up to ${result.until}${result.into ? ` into ${result.into}` : ''}\n${digestLines(result.projections)}`)
   return 0
 }
@@ -83,7 +84,7 @@ const verifyCommand: Command = async (config, args) => {
   const { log, store } = await openStorage(config)
   const signal = stopSignal()
   try {
-    const report = await verify(log, store, { projectors, shouldStop: signal.requested })
+    const report = await verify(log, store, { projectors, scratchRoot: scratchRoot(config.dataDir), shouldStop: signal.requested })
     const d = report.difference
     out(values.json, report, d
       ? `read models differ from a replay of the log: ${d.projection} ${d.collection}/${d.id} at ${d.at}\nlive:    ${JSON.stringify(d.live)}\nrebuilt: ${JSON.stringify(d.rebuilt)}`

@@ -74,6 +74,7 @@ export const importFromSource = async (
   const bar = progress({ label: 'import', unit: 'bytes', total })
   const result = await importEvents({
     log, environmentId: options.environment, shouldStop: options.shouldStop,
+    onWait: (holder) => process.stderr.write(`another import of the same data is running (pid ${holder.pid} on ${holder.host}): waiting for it to end\n`),
     ...(options.chunkLines ? { chunkLines: options.chunkLines } : {}),
   }, linesOf(source, (bytes) => bar.update(bytes)))
   bar.done()

@@ -1,5 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { existsSync, mkdirSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import type { EventLog, Position } from '../eventlog/port.js'
 import { positionToString } from '../eventlog/port.js'
@@ -13,6 +12,7 @@ import type { Projector } from '../../projections/projector.js'
 import { digestAll, replay, ReplayStopped } from '../../projections/replay.js'
 import { progress, Stopped } from './progress.js'
 import { CliRefused } from './errors.js'
+import { claimScratchDir, removeScratchLeftovers } from './scratch-dirs.js'
 
 export class RebuildRefused extends CliRefused {}
 
@@ -32,11 +32,15 @@ export const untilPosition = async (log: EventLog, until: string | undefined): P
   return resolveCutoff(log, cutoff)
 }
 
-/** A throwaway SQLite read store, removed with its directory when `dispose` is called. */
-export const scratchStore = (): { store: ReadStore; dispose: () => Promise<void> } => {
-  const dir = mkdtempSync(join(tmpdir(), 'hedgelog-rebuild-'))
-  const store = new SqliteReadStore({ path: join(dir, 'readmodels.sqlite') })
-  return { store, dispose: async () => { await store.close(); rmSync(dir, { recursive: true, force: true }) } }
+/**
+ * A throwaway SQLite read store in a directory of its own under `root`, removed with it when
+ * `dispose` is called. What earlier replays killed before their `dispose` left there goes first.
+ */
+export const scratchStore = (root: string): { store: ReadStore; dispose: () => Promise<void> } => {
+  removeScratchLeftovers(root)
+  const dir = claimScratchDir(root)
+  const store = new SqliteReadStore({ path: join(dir.path, 'readmodels.sqlite') })
+  return { store, dispose: async () => { await store.close(); dir.release() } }
 }
 
 /** A read store in `dir` for a rebuild to keep, refused when one is already there. */
@@ -66,9 +70,10 @@ export interface RebuildResult {
  * live ones keep serving, and digests each. Stopped, it removes what it wrote.
  */
 export const rebuild = async (
-  log: EventLog, options: { projectors: readonly Projector[]; until: Position; into: string | null; shouldStop: () => boolean },
+  log: EventLog,
+  options: { projectors: readonly Projector[]; until: Position; into: string | null; scratchRoot: string; shouldStop: () => boolean },
 ): Promise<RebuildResult> => {
-  const target = options.into === null ? { ...scratchStore(), kept: false } : { ...keptStore(options.into), kept: true }
+  const target = options.into === null ? { ...scratchStore(options.scratchRoot), kept: false } : { ...keptStore(options.into), kept: true }
   let finished = false
   const bar = progress({ label: 'rebuild', unit: 'log positions', total: Number(options.until.commit) })
   try {
@@ -91,9 +96,9 @@ export const rebuild = async (
 
 /** Replays beside the live read models and compares every document. */
 export const verify = async (
-  log: EventLog, live: ReadStore, options: { projectors: readonly Projector[]; shouldStop: () => boolean },
+  log: EventLog, live: ReadStore, options: { projectors: readonly Projector[]; scratchRoot: string; shouldStop: () => boolean },
 ): Promise<VerifyReport> => {
-  const scratch = scratchStore()
+  const scratch = scratchStore(options.scratchRoot)
   const head = await log.headPosition()
   const bar = progress({ label: 'verify', unit: 'log positions', total: head ? Number(head.commit) : 0 })
   try {

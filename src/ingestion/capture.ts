@@ -10,6 +10,7 @@ import { ON_LOOP_DECODED_BYTES } from './limits.js'
 import type { DecodePool } from './decode-pool.js'
 import { CaptureError, unknownToken } from './errors.js'
 import { importHistorical } from './historical.js'
+import type { ImportLedger } from './import-ledger.js'
 import { normaliseEvent, type DropReason, type RequestContext } from './normalise.js'
 import { withoutPerformanceEvents } from './payload.js'
 import type { PreparedCapture } from './prepare.js'
@@ -39,6 +40,11 @@ export interface CaptureInput extends IngestRequestLike {
   readonly batchId?: string
   /** posthog-node's v1 body, whose token came in `Authorization`: decoded as the rest, then read as a batch. */
   readonly v1Token?: string
+  /**
+   * For a historical-migration batch named by its content (`hedgelog import`): the environment's
+   * ledger, so that the batch is committed only if no batch of the same key was.
+   */
+  readonly ledger?: ImportLedger
 }
 
 export interface CaptureOutcome {
@@ -48,6 +54,8 @@ export interface CaptureOutcome {
   readonly position: Position | null
   /** Set for a historical-migration batch. */
   readonly batchId?: string
+  /** Set when the ledger given already held a batch of the same key: nothing was committed. */
+  readonly alreadyCommitted?: boolean
 }
 
 /**
@@ -114,7 +122,8 @@ const captureDecoded = async (deps: CaptureDeps, input: CaptureInput, decoded: D
   if (request.historicalMigration) {
     const batchId = input.batchId ?? newUlid(now)
     const metadata = ingestMetadata(batchId, token, nowIso)
-    const committed = await importHistorical(deps.log, { environmentId, batchId, events: captured, metadata })
+    const committed = await importHistorical(deps.log, { environmentId, batchId, events: captured, metadata }, input.ledger)
+    if (committed === null) return { accepted: 0, dropped, position: null, batchId, alreadyCommitted: true }
     return { accepted: captured.length, dropped, position: committed.position, batchId }
   }
   const requestId = requestIdOf(environmentId, digest, now)

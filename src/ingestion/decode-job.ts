@@ -3,6 +3,7 @@ import { v1AsBatch } from './capture-v1.js'
 import { decodeIngestText, parseIngestJson, type IngestRequestLike } from './decode.js'
 import { tooLarge } from './errors.js'
 import { MAX_EVENTS_PER_REQUEST, OFF_LOOP_BYTES } from './limits.js'
+import { escapesSurrogates, wellFormedJson } from '../kernel/well-formed.js'
 import { namedByContent, readCaptureRequest, type CaptureRequest } from './payload.js'
 
 /** What decoding a capture request needs, as plain data that can cross to a decoding thread. */
@@ -90,11 +91,17 @@ export const sha256OfText = (text: string): string => {
   return hash.digest('hex')
 }
 
-/** Decodes, parses and recognises a capture request; the same work on a thread or on the loop. */
+/**
+ * Decodes, parses and recognises a capture request; the same work on a thread or on the loop.
+ * Every capture path (realtime, historical batches, `hedgelog import`) comes through here, so
+ * this is where strings are made well-formed: a lone surrogate escaped in the JSON (`"\ud800"`)
+ * would be stored as it is, and every later answer that shows it would not be valid UTF-8.
+ */
 export const runDecodeJob = async (job: DecodeJob): Promise<DecodedRequest> => {
   const body = job.body instanceof Uint8Array && !Buffer.isBuffer(job.body) ? Buffer.from(job.body.buffer, job.body.byteOffset, job.body.byteLength) : job.body
   const text = await decodeIngestText({ body, headers: job.headers, query: job.query }, job.maxDecodedBytes === undefined ? {} : { maxDecodedBytes: job.maxDecodedBytes })
-  const json = parseIngestJson(text)
+  const parsed = parseIngestJson(text)
+  const json = escapesSurrogates(text) ? wellFormedJson(parsed) : parsed
   const request = readCaptureRequest(job.v1Token === undefined ? json : v1AsBatch(json, job.v1Token), { engage: job.engage })
   checkEventCount(request.events.length)
   return { request, textBytes: Buffer.byteLength(text), digest: namedByContent(request) ? sha256OfText(text) : null }

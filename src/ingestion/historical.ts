@@ -7,6 +7,7 @@ import {
   IMPORT_CHUNK_APPENDED, IMPORT_COMMITTED, IMPORT_COMPLETED, IMPORT_STARTED, importLogStream, importStream,
   type ImportChunkAppendedData, type ImportCommittedData, type ImportCompletedData, type ImportStartedData,
 } from './import-events.js'
+import { batchKey, type ImportLedger } from './import-ledger.js'
 import { groupAppends, packEvents, weighSliced, weightOf } from './packing.js'
 import { stableEventId } from './stable-id.js'
 
@@ -93,11 +94,36 @@ const commitImport = async (log: EventLog, data: ImportCommittedData, metadata: 
 }
 
 /**
+ * Commits an import only if the ledger holds no commit of its batch key yet: the check and the
+ * append are one step, since the append expects the revision the check read up to. Null when
+ * another writer committed the key first.
+ */
+const commitOnce = async (log: EventLog, ledger: ImportLedger, data: ImportCommittedData, metadata: JsonObject): Promise<CommittedImport | null> => {
+  const stream = importLogStream(data.environmentId)
+  const event: EventData = { id: stableEventId(`${data.importStream}:committed`), type: IMPORT_COMMITTED, data, metadata }
+  for (let attempt = 1; ; attempt++) {
+    await ledger.refresh(log)
+    if (ledger.has(batchKey(data.batchId))) return null
+    try {
+      const result = await appendWithRetry(log, stream, [event], ledger.head)
+      await ledger.refresh(log)
+      return { ledgerRevision: result.nextExpectedRevision, position: result.position, data }
+    } catch (error) {
+      if (!(error instanceof WrongExpectedVersion) || attempt >= 100) throw error
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * 5))
+    }
+  }
+}
+
+/**
  * Writes a historical-migration batch to its own import stream, in appends that each stay within
  * the budget (the first with `no_stream`, the next ones with the exact revision), then commits it
- * on the ledger. Resolves once the commit is durable.
+ * on the ledger. Resolves once the commit is durable. Given the ledger as its caller last read
+ * it, the commit is made only if no batch with the same key was committed (null otherwise).
  */
-export const importHistorical = async (log: EventLog, batch: HistoricalBatch): Promise<CommittedImport> => {
+export async function importHistorical(log: EventLog, batch: HistoricalBatch): Promise<CommittedImport>
+export async function importHistorical(log: EventLog, batch: HistoricalBatch, ledger: ImportLedger | undefined): Promise<CommittedImport | null>
+export async function importHistorical(log: EventLog, batch: HistoricalBatch, ledger?: ImportLedger): Promise<CommittedImport | null> {
   const stream = importStream(batch.environmentId, batch.batchId)
   const planned = await planImport(batch)
   let expected: bigint | 'no_stream' = 'no_stream'
@@ -107,7 +133,7 @@ export const importHistorical = async (log: EventLog, batch: HistoricalBatch): P
     expected = (await appendWithRetry(log, stream, events, expected)).nextExpectedRevision
   }
   const started = planned[0]!.data as ImportStartedData
-  return commitImport(log, {
+  const committed: ImportCommittedData = {
     environmentId: batch.environmentId,
     batchId: batch.batchId,
     importStream: stream,
@@ -115,5 +141,6 @@ export const importHistorical = async (log: EventLog, batch: HistoricalBatch): P
     lastRevision: revision - 1,
     recordCount: started.recordCount,
     sha256: started.sha256,
-  }, batch.metadata)
+  }
+  return ledger ? commitOnce(log, ledger, committed, batch.metadata) : commitImport(log, committed, batch.metadata)
 }

@@ -64,13 +64,18 @@ export const lz64DecodedLength = (input: string, limit: number): number | null =
   }
 }
 
-/** lz-string's base64 format (posthog-js `compression=lz64`), refused past `limit` characters. */
+/**
+ * lz-string's base64 format (posthog-js `compression=lz64`), refused past `limit` characters.
+ * lz-string yields UTF-16 code units as they were compressed, lone surrogates included; they
+ * become U+FFFD here, so that every decoded text is well-formed whatever its encoding was
+ * (text decoded from UTF-8 always is).
+ */
 export const decompressLz64 = (input: string, limit: number): string => {
   const length = input === '' ? null : lz64DecodedLength(input, limit)
   if (length === Infinity) throw tooLarge(`decompressed payload exceeds ${limit} bytes`)
   const text = length === null ? null : lzStringOrNull(input)
   if (text === null || text === '') throw decodingFailed('invalid lz64 data')
-  return text
+  return text.isWellFormed() ? text : text.toWellFormed()
 }
 
 /** lz-string throws on some corrupt streams instead of answering null. */

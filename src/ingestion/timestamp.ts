@@ -1,3 +1,5 @@
+import { namesMissingDay } from './calendar-day.js'
+
 /** Which input decided an event's timestamp. */
 export type TimestampSource = 'offset' | 'sent_at_skew' | 'timestamp' | 'now'
 
@@ -20,9 +22,15 @@ const HOURS_ONLY_ZONE = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?[+-]
 
 const fromEpochDigits = (digits: number): number => (Math.abs(digits) < 1e11 ? digits * 1000 : digits)
 
+/** Whether the day digits of an ISO text (`YYYY-MM-DD…`) are past the 28th, when every month has the day. */
+const lateInMonth = (iso: string): boolean => (iso.charCodeAt(8) - 0x30) * 10 + (iso.charCodeAt(9) - 0x30) > 28
+
 /**
  * Reads a client date leniently, as PostHog does: JavaScript's own parsing, ISO datetimes without
- * a zone as UTC, `+03` zones as `+03:00`, and epoch numbers in seconds or milliseconds.
+ * a zone as UTC, `+03` zones as `+03:00`, and epoch numbers in seconds or milliseconds. A day its
+ * month lacks (`2024-02-30`) does not parse, so the event falls back as for any date that does
+ * not, instead of landing on a day the client never named (JavaScript's parser rolls it into the
+ * next month). `24:00` stays the next day's midnight, as ISO 8601 and ECMAScript read it.
  */
 export const parseDate = (value: unknown): number | null => {
   if (typeof value === 'number') return Number.isFinite(value) ? fromEpochDigits(value) : null
@@ -30,7 +38,7 @@ export const parseDate = (value: unknown): number | null => {
   // The form every SDK sends, read without the lenient steps.
   if (value.length === 24 && value.charCodeAt(23) === 0x5a && value.charCodeAt(10) === 0x54) {
     const ms = Date.parse(value)
-    if (!Number.isNaN(ms)) return ms
+    if (!Number.isNaN(ms)) return lateInMonth(value) && namesMissingDay(value) ? null : ms
   }
   const text = value.trim()
   if (text === '') return null
@@ -39,7 +47,7 @@ export const parseDate = (value: unknown): number | null => {
   if (ZONELESS.test(text)) normalised = `${text.replace(' ', 'T')}Z`
   else if (HOURS_ONLY_ZONE.test(text)) normalised = `${text}:00`
   const ms = Date.parse(normalised)
-  return Number.isNaN(ms) ? null : ms
+  return Number.isNaN(ms) || namesMissingDay(text) ? null : ms
 }
 
 /** 0000-01-01T00:00:00Z and 10000-01-01T00:00:00Z. */

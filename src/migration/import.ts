@@ -1,15 +1,15 @@
 import { createHash } from 'node:crypto'
 import { environmentStream } from '../accounts/events.js'
 import { environmentDecider, type EnvironmentEvent } from '../environments/decider.js'
-import { StreamNotFound } from '../eventlog/errors.js'
 import { isJsonObject, type EventLog } from '../eventlog/port.js'
 import { capture } from '../ingestion/capture.js'
 import { CaptureError } from '../ingestion/errors.js'
-import { IMPORT_COMMITTED, importLogStream, type ImportCommittedData } from '../ingestion/import-events.js'
+import { ImportLedger } from '../ingestion/import-ledger.js'
 import { normaliseEvent } from '../ingestion/normalise.js'
 import { stableEventId } from '../ingestion/stable-id.js'
 import { readAggregate } from '../kernel/handle-command.js'
 import { newUlid } from '../kernel/ids.js'
+import { acquireImportLease, importLeaseStream, type ImportLease, type LeaseHolder, type LeaseOptions } from './import-lease.js'
 
 export class MalformedLine extends Error {
   constructor(readonly line: number, why: string) {
@@ -32,6 +32,10 @@ export interface ImportOptions {
   readonly onChunk?: (progress: ImportProgress) => void
   /** Asked before each chunk: true stops the import there, with every earlier chunk whole. */
   readonly shouldStop?: () => boolean
+  /** Told when another run imports the same file, before waiting for it to end. */
+  readonly onWait?: (holder: LeaseHolder) => void
+  /** The lease's timing, for tests. */
+  readonly lease?: Pick<LeaseOptions, 'ttlMs' | 'pollMs'>
 }
 
 export interface ImportProgress {
@@ -55,23 +59,14 @@ const tokenOf = async (log: EventLog, environmentId: number): Promise<string> =>
   return state.apiToken
 }
 
-/** Content keys of the chunks already committed on the environment's import ledger. */
-const committedKeys = async (log: EventLog, environmentId: number): Promise<Set<string>> => {
-  const keys = new Set<string>()
-  try {
-    for await (const event of log.readStream(importLogStream(environmentId))) {
-      if (event.type === IMPORT_COMMITTED) keys.add(String((event.data as ImportCommittedData).batchId).split('_')[0]!)
-    }
-  } catch (error) {
-    if (!(error instanceof StreamNotFound)) throw error
-  }
-  return keys
-}
-
 interface Line {
   readonly number: number
   readonly text: string
 }
+
+/** A chunk's name: its environment, the number of its first line, and its lines' text. */
+export const chunkKey = (environmentId: number, firstLine: number, texts: readonly string[]): string =>
+  createHash('sha256').update(`${environmentId}\n${firstLine}\n`).update(texts.join('\n')).digest('hex').slice(0, 32)
 
 /**
  * One line as the batch will carry it: a JSON object that capture keeps (never one it would
@@ -103,50 +98,77 @@ const parseLine = (line: Line, key: string): Record<string, unknown> => {
  * chunk already committed (by an earlier run that was interrupted) is skipped, so running the
  * same file again after any interruption stores every event exactly once. A malformed line stops
  * the import before anything of its chunk is written.
+ *
+ * Before its first chunk, a run takes the lease named by that chunk's key. A second run of the
+ * same file meanwhile waits for the first to end (or to be killed), then finds every chunk
+ * committed. The ledger's own check backs this up: no chunk key is ever committed twice, even by
+ * a run that lost its lease while paused.
  */
 export const importEvents = async (options: ImportOptions, lines: AsyncIterable<string>): Promise<ImportProgress> => {
   const { log, environmentId } = options
   const token = await tokenOf(log, environmentId)
-  const committed = await committedKeys(log, environmentId)
+  const ledger = new ImportLedger(environmentId)
   const chunkLines = options.chunkLines ?? 5000
   const progress = { lines: 0, events: 0, written: 0, skipped: 0, stopped: false }
+  let lease: ImportLease | null = null
   let chunk: Line[] = []
   let bytes = 0
 
-  const flush = async (): Promise<void> => {
-    if (chunk.length === 0) return
+  /** False when the run was stopped while waiting for another run's lease. */
+  const leased = async (key: string): Promise<boolean> => {
+    if (lease) return true
+    lease = await acquireImportLease(log, importLeaseStream(environmentId, key), {
+      ...options.lease,
+      ...(options.onWait ? { onWait: options.onWait } : {}),
+      ...(options.shouldStop ? { shouldStop: options.shouldStop } : {}),
+    })
+    return lease !== null
+  }
+
+  const flush = async (): Promise<boolean> => {
+    if (chunk.length === 0) return true
     const lines = chunk
     chunk = []
     bytes = 0
-    const key = createHash('sha256').update(`${environmentId}\n${lines[0]!.number}\n`).update(lines.map((l) => l.text).join('\n')).digest('hex').slice(0, 32)
-    if (committed.has(key)) {
+    const key = chunkKey(environmentId, lines[0]!.number, lines.map((l) => l.text))
+    if (!(await leased(key))) {
+      progress.lines = lines[0]!.number
+      return false
+    }
+    await ledger.refresh(log)
+    if (ledger.has(key)) {
       progress.skipped++
     } else {
       const batch = lines.map((line) => parseLine(line, key))
       const body = Buffer.from(JSON.stringify({ api_key: token, historical_migration: true, batch }))
-      await capture({ log, resolveToken: () => environmentId }, {
-        body, headers: { 'content-type': 'application/json' }, ip: null, batchId: `${key}_${newUlid()}`, maxDecodedBytes: body.length + 1,
+      const outcome = await capture({ log, resolveToken: () => environmentId }, {
+        body, headers: { 'content-type': 'application/json' }, ip: null, batchId: `${key}_${newUlid()}`, maxDecodedBytes: body.length + 1, ledger,
       })
-      committed.add(key)
-      progress.written++
+      if (outcome.alreadyCommitted) progress.skipped++
+      else progress.written++
     }
     progress.events += lines.length
     options.onChunk?.({ ...progress })
+    return true
   }
 
-  let number = 0
-  for await (const text of lines) {
-    number++
-    progress.lines = number
-    if (text.trim() === '') continue
-    if (chunk.length === 0 && options.shouldStop?.()) {
-      progress.stopped = true
-      return { ...progress }
+  try {
+    let number = 0
+    for await (const text of lines) {
+      number++
+      progress.lines = number
+      if (text.trim() === '') continue
+      if (chunk.length === 0 && options.shouldStop?.()) {
+        progress.stopped = true
+        return { ...progress }
+      }
+      chunk.push({ number, text })
+      bytes += text.length
+      if ((chunk.length >= chunkLines || bytes >= MAX_CHUNK_BYTES) && !(await flush())) return { ...progress, stopped: true }
     }
-    chunk.push({ number, text })
-    bytes += text.length
-    if (chunk.length >= chunkLines || bytes >= MAX_CHUNK_BYTES) await flush()
+    if (!(await flush())) return { ...progress, stopped: true }
+    return { ...progress }
+  } finally {
+    await (lease as ImportLease | null)?.release()
   }
-  await flush()
-  return { ...progress }
 }
