@@ -34,24 +34,29 @@ export const flagDecider: Decider<FeatureFlag | null, FlagCommand, FeatureFlagEv
 }
 
 /**
- * Who holds a flag key, since when. `staleHolder` names a holder the caller found without a flag
- * using the key; its claim may be taken over once it is older than any create in flight could be
- * (a create cut short by a crash), never while that create may still be running.
+ * Who holds a flag key, since when, and which process claimed it. `staleHolder` names a holder
+ * the caller found without a flag using the key; its claim may be taken over once it is older
+ * than any command in flight could be, or at once when the process that made it has ended
+ * (`holderEnded`), never while that command may still be running. A create's claim carries its
+ * flag, which is written from it, so it is never stale before its flag exists.
  */
-export type FlagKeyState = { holder: number | null; claimedAt: string | null }
+export type FlagKeyState = { holder: number | null; claimedAt: string | null; claimedBy: string | null }
 
-/** A claim whose flag has not appeared within this time belongs to a create that will not finish. */
+/** A claim whose flag has not come to use it within this time belongs to a command that will not finish. */
 export const ABANDONED_CLAIM_MS = 60_000
 export type FlagKeyCommand =
-  | { type: 'ClaimKey'; flagId: number; staleHolder: number | null; at: string; creating?: FeatureFlagCreated['data'] }
+  | {
+    type: 'ClaimKey'; flagId: number; staleHolder: number | null; holderEnded: boolean; by: string; at: string
+    creating?: FeatureFlagCreated['data']
+  }
   | { type: 'ReleaseKey'; flagId: number; at: string }
 
 export const flagKeyDecider: Decider<FlagKeyState, FlagKeyCommand, FlagKeyEvent> = {
-  initialState: () => ({ holder: null, claimedAt: null }),
+  initialState: () => ({ holder: null, claimedAt: null, claimedBy: null }),
   evolve: (state, event) => {
     switch (event.type) {
-      case 'FlagKeyClaimed': return { holder: event.data.flagId, claimedAt: event.data.at }
-      case 'FlagKeyReleased': return state.holder === event.data.flagId ? { holder: null, claimedAt: null } : state
+      case 'FlagKeyClaimed': return { holder: event.data.flagId, claimedAt: event.data.at, claimedBy: event.data.by ?? null }
+      case 'FlagKeyReleased': return state.holder === event.data.flagId ? { holder: null, claimedAt: null, claimedBy: null } : state
       default: return assertNever(event)
     }
   },
@@ -60,13 +65,13 @@ export const flagKeyDecider: Decider<FlagKeyState, FlagKeyCommand, FlagKeyEvent>
       case 'ClaimKey':
         if (state.holder === command.flagId) return []
         if (state.holder !== null) {
-          const abandoned = state.holder === command.staleHolder &&
-            Date.parse(command.at) - Date.parse(state.claimedAt ?? command.at) > ABANDONED_CLAIM_MS
+          const old = Date.parse(command.at) - Date.parse(state.claimedAt ?? command.at) > ABANDONED_CLAIM_MS
+          const abandoned = state.holder === command.staleHolder && (old || command.holderEnded)
           if (!abandoned) throw new ValidationFailed('There is already a feature flag with this key.', 'key')
         }
         return [{
           type: 'FlagKeyClaimed',
-          data: { flagId: command.flagId, at: command.at, ...(command.creating ? { creating: command.creating } : {}) },
+          data: { flagId: command.flagId, at: command.at, by: command.by, ...(command.creating ? { creating: command.creating } : {}) },
         }]
       case 'ReleaseKey':
         return state.holder === command.flagId ? [{ type: 'FlagKeyReleased', data: { flagId: command.flagId, at: command.at } }] : []

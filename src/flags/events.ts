@@ -34,6 +34,10 @@ export const flagKeyStream = (environmentId: number, key: string) => `flagkey-${
  * A claim made by a create carries the flag it creates (`creating`): the claim decides the create,
  * and the flag's own stream is completed from it, at once or, after a crash, by the scheduler.
  */
-export type FlagKeyClaimed = { type: 'FlagKeyClaimed'; data: { flagId: number; at: string; creating?: FeatureFlagCreated['data'] } }
+export type FlagKeyClaimed = {
+  type: 'FlagKeyClaimed'
+  /** `by` names the claiming process (`host/pid/boot`; absent on older claims), so one that has ended is known to be abandoned. */
+  data: { flagId: number; at: string; by?: string; creating?: FeatureFlagCreated['data'] }
+}
 export type FlagKeyReleased = { type: 'FlagKeyReleased'; data: { flagId: number; at: string } }
 export type FlagKeyEvent = FlagKeyClaimed | FlagKeyReleased

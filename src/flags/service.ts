@@ -2,6 +2,7 @@ import type { EventLog, Position } from '../eventlog/port.js'
 import { checkStorable } from '../kernel/change-parts.js'
 import { completing } from '../kernel/completing.js'
 import { crashPoint } from '../kernel/crash-points.js'
+import { processEnded, processName } from '../kernel/process-identity.js'
 import { newEventId } from '../kernel/ids.js'
 import { DomainError, NotFound } from '../kernel/errors.js'
 import { handleCommand, readAggregate, type CommandContext } from '../kernel/handle-command.js'
@@ -24,21 +25,32 @@ export const findFlag = async (models: ReadModels, environment: Environment, id:
   return flag
 }
 
-/** A key's holder whose flag does not exist or no longer uses the key (an interrupted command). */
-const staleHolder = async (log: EventLog, environmentId: number, key: string): Promise<number | null> => {
+/**
+ * A key's holder whose flag does not exist or no longer uses the key (a command cut short), and
+ * whether the process that claimed it has ended. A create's claim is never stale before its flag
+ * exists: the flag is written from the claim.
+ */
+const staleHolder = async (log: EventLog, environmentId: number, key: string): Promise<{ holder: number | null; ended: boolean }> => {
   const claim = await readAggregate<FlagKeyEvent>(log, flagKeyStream(environmentId, key))
-  const holder = claim.events.reduce(flagKeyDecider.evolve, flagKeyDecider.initialState()).holder
-  if (holder === null) return null
-  const { events } = await readAggregate<FeatureFlagEvent>(log, flagStream(holder))
+  const state = claim.events.reduce(flagKeyDecider.evolve, flagKeyDecider.initialState())
+  if (state.holder === null) return { holder: null, ended: false }
+  const last = claim.events.at(-1)
+  const creating = last?.type === 'FlagKeyClaimed' && last.data.creating !== undefined
+  const { events } = await readAggregate<FeatureFlagEvent>(log, flagStream(state.holder))
   const flag = events.reduce(evolveFlag, null)
-  return flag === null || flag.deleted || flag.key !== key ? holder : null
+  if (flag === null && creating) return { holder: null, ended: false }
+  const stale = flag === null || flag.deleted || flag.key !== key
+  return stale ? { holder: state.holder, ended: state.claimedBy !== null && processEnded(state.claimedBy) } : { holder: null, ended: false }
 }
 
 const claimKey = async (
   log: EventLog, environmentId: number, key: string, flagId: number, context: CommandContext, creating?: FeatureFlagCreated['data'],
-) => handleCommand(log, flagKeyDecider, flagKeyStream(environmentId, key), {
-  type: 'ClaimKey', flagId, staleHolder: await staleHolder(log, environmentId, key), at: context.now, ...(creating ? { creating } : {}),
-}, context)
+) => {
+  const stale = await staleHolder(log, environmentId, key)
+  return handleCommand(log, flagKeyDecider, flagKeyStream(environmentId, key), {
+    type: 'ClaimKey', flagId, staleHolder: stale.holder, holderEnded: stale.ended, by: processName(), at: context.now, ...(creating ? { creating } : {}),
+  }, context)
+}
 
 const releaseKey = (log: EventLog, environmentId: number, key: string, flagId: number, context: CommandContext) =>
   handleCommand(log, flagKeyDecider, flagKeyStream(environmentId, key), { type: 'ReleaseKey', flagId, at: context.now }, context)
@@ -81,6 +93,7 @@ export const updateFlag = async (
   const willBeLive = deleted === false || (deleted === undefined && !flag.deleted)
   const claiming = willBeLive && (key !== flag.key || flag.deleted)
   if (claiming) await claimKey(deps.log, flag.environment_id, key, flag.id, context)
+  crashPoint('flag-update:key-claimed')
   let result
   try {
     result = await handleCommand(deps.log, flagDecider, flagStream(flag.id), { type: 'UpdateFlag', changes, deleted, actor: context.actor, at: context.now }, context)

@@ -98,3 +98,19 @@ t.test('an environment create cut between its project\'s count and its own strea
   const verify = await runCli(['verify'], env)
   t.equal(verify.code, 0, verify.stdout + verify.stderr)
 })
+
+t.test('a key change cut between its claim and the flag leaves the flag as it was, and the claim is given up at once after the restart', async (t) => {
+  const { env, first, start } = await crashBetweenSteps(t, 'flag-update:key-claimed')
+  const flag = await first.call('POST', '/feature_flags/', { key: 'before' })
+  t.equal(flag.status, 201)
+  await t.rejects(first.call('PATCH', `/feature_flags/${flag.body.id}/`, { key: 'after' }), 'the process dies mid-change')
+  await new Promise((resolve) => (first.server.child.signalCode !== null ? resolve(null) : first.server.child.once('exit', resolve)))
+
+  const second = await start('')
+  t.equal((await second.call('GET', `/feature_flags/${flag.body.id}/`)).body.key, 'before', 'the flag is unchanged')
+  t.equal((await second.call('POST', '/feature_flags/', { key: 'before' })).status, 400, 'it keeps its key')
+  const other = await second.call('POST', '/feature_flags/', { key: 'after' })
+  t.equal(other.status, 201, 'the key claimed by the dead process is free at once')
+  const verify = await runCli(['verify'], env)
+  t.equal(verify.code, 0, verify.stdout + verify.stderr)
+})
