@@ -1,21 +1,8 @@
 import t from 'tap'
-import { connect, type Socket } from 'node:net'
+import { askHealth } from '../support/raw-health.js'
 import { world } from '../support/world.js'
 
-const health = 'GET /_health HTTP/1.1\r\nHost: x\r\n\r\n'
-
-/** Connects from `from` (any 127.x address is this machine) and sends one request; resolves once the answer's head arrives or the server hangs up. */
-const ask = (port: number, from: string): Promise<{ socket: Socket; answer: string }> => new Promise((resolve) => {
-  const socket = connect({ port, host: '127.0.0.1', localAddress: from })
-  let answer = ''
-  socket.on('error', () => undefined)
-  socket.on('data', (chunk) => {
-    answer += chunk.toString()
-    if (answer.includes('\r\n\r\n')) resolve({ socket, answer })
-  })
-  socket.on('close', () => resolve({ socket, answer }))
-  socket.on('connect', () => socket.write(health))
-})
+const ask = askHealth
 
 const served = (answer: string): boolean => /^HTTP\/1\.1 200/.test(answer)
 

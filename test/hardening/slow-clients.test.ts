@@ -1,5 +1,6 @@
 import t from 'tap'
-import { connect, type Socket } from 'node:net'
+import { connect } from 'node:net'
+import { askHealth } from '../support/raw-health.js'
 import { buildApp, MAX_CONNECTIONS } from '../../src/app.js'
 import { world } from '../support/world.js'
 
@@ -45,20 +46,7 @@ t.test('a client that trickles its headers is answered 408 and cut off once the 
   t.equal((await app.inject({ method: 'GET', url: '/_health' })).statusCode, 200, 'and it goes on serving')
 })
 
-const health = 'GET /_health HTTP/1.1\r\nHost: x\r\n\r\n'
-
-/** Connects and sends one request; resolves once the answer's head arrives or the server hangs up, leaving the socket open. */
-const ask = (port: number): Promise<{ socket: Socket; answer: string }> => new Promise((resolve) => {
-  const socket = connect(port, '127.0.0.1')
-  let answer = ''
-  socket.on('error', () => undefined)
-  socket.on('data', (chunk) => {
-    answer += chunk.toString()
-    if (answer.includes('\r\n\r\n')) resolve({ socket, answer })
-  })
-  socket.on('close', () => resolve({ socket, answer }))
-  socket.on('connect', () => socket.write(health))
-})
+const ask = askHealth
 
 t.test('connections beyond the cap are refused while the cap is reached, and served again once one closes', async (t) => {
   const w = await world(t)
