@@ -5,8 +5,7 @@ COPY package.json package-lock.json tsconfig.json binding.gyp ./
 COPY native native
 COPY src src
 COPY projections projections
-COPY test test
-COPY bench bench
+# Only what `serve` runs: the tests and benchmarks are not copied, so they are neither built nor shipped.
 RUN npm ci && npm prune --omit=dev
 
 FROM node:20-bookworm-slim
