@@ -3,7 +3,7 @@ import closeWithGrace from 'close-with-grace'
 import { pino } from 'pino'
 import { parseArgs } from 'node:util'
 import { allocatorWarning, glibcVersion } from './cli/allocator.js'
-import { freeMemoryProblem } from './kernel/free-memory.js'
+import { fixMmapThreshold, freeMemoryProblem } from './kernel/free-memory.js'
 import { initialize, issueApiKey } from './accounts/commands.js'
 import { invites, keys, orgs } from './cli/accounts.js'
 import { UsageError, cliContext, lines, print } from './cli/usage.js'
@@ -53,7 +53,7 @@ const serve = async (config: Config, args: string[]): Promise<void> => {
   const unknown = roles.filter((r) => !(ROLES as readonly string[]).includes(r))
   if (roles.length === 0 || unknown.length > 0) throw new UsageError(`unknown role: ${unknown.join(', ') || '(none)'}; roles are ${ROLES.join(', ')}`)
   const logger = pino({ level: config.LOG_LEVEL })
-  const allocator = allocatorWarning(process.env, glibcVersion)
+  const allocator = allocatorWarning(process.env, glibcVersion, fixMmapThreshold)
   if (allocator !== null) logger.warn(allocator)
   const freeMemory = freeMemoryProblem()
   if (freeMemory !== null) logger.warn(freeMemory)

@@ -5,6 +5,8 @@
  * the threshold at glibc's own default keeps large blocks mapped, so their memory goes back to
  * the system when they are freed. The variable is read when the process starts, so the launcher
  * sets it: `dist/src/main.js`'s `#!` line, which `npm start`, `npx hedgelog` and the image run.
+ * A process started otherwise (`node dist/src/main.js serve`) sets the same threshold through the
+ * free-memory addon's `mallopt` as it starts.
  */
 export const ALLOCATOR_VARIABLE = 'MALLOC_MMAP_THRESHOLD_'
 export const ALLOCATOR_VALUE = '131072'
@@ -15,10 +17,11 @@ export const glibcVersion = (): string | undefined =>
 
 /**
  * What to warn an operator of when the service was started without the launcher's allocator
- * setting; null when nothing. `glibc` is asked only when the variable is missing.
+ * setting and could not make it itself (`fix`, through the free-memory addon); null when nothing.
+ * `glibc` is asked only when the variable is missing.
  */
-export const allocatorWarning = (env: NodeJS.ProcessEnv, glibc: () => string | undefined): string | null =>
-  env[ALLOCATOR_VARIABLE] !== undefined || glibc() === undefined
+export const allocatorWarning = (env: NodeJS.ProcessEnv, glibc: () => string | undefined, fix: (bytes: number) => boolean): string | null =>
+  env[ALLOCATOR_VARIABLE] !== undefined || glibc() === undefined || fix(Number(ALLOCATOR_VALUE))
     ? null
     : `${ALLOCATOR_VARIABLE} is not set: memory taken by large requests may stay with the process; start with \`hedgelog serve\` (or \`npm start\`), or set ${ALLOCATOR_VARIABLE}=${ALLOCATOR_VALUE}`
 

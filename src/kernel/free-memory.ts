@@ -6,6 +6,8 @@ interface FreeMemoryAddon {
   readonly supported: boolean
   /** Releases every whole free page the allocator holds; true when any was. */
   returnFreeMemory(): boolean
+  /** Sets malloc's mmap threshold, as `MALLOC_MMAP_THRESHOLD_` does at start; true when glibc took it. */
+  fixMmapThreshold(bytes: number): boolean
 }
 
 /** The addon `npm ci` builds from `native/free-memory.c` (node-gyp, through `binding.gyp`). */
@@ -28,6 +30,9 @@ const addon = load()
  * a burst is over (never on a hot path): it locks each arena in turn while it walks it.
  */
 export const returnFreeMemory = (): boolean => (addon instanceof Error ? false : addon.returnFreeMemory())
+
+/** Fixes malloc's mmap threshold from inside the process; false where the addon or glibc is missing. */
+export const fixMmapThreshold = (bytes: number): boolean => (addon instanceof Error ? false : addon.fixMmapThreshold(bytes))
 
 /** Why memory cannot be given back here, or null when it can. */
 export const freeMemoryProblem = (): string | null =>
