@@ -15,8 +15,6 @@ import {
   type InstallationInitialized,
 } from './events.js'
 
-export { OWNER_LEVEL }
-
 export interface IssuedKey {
   readonly id: string
   readonly value: string
