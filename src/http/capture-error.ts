@@ -1,7 +1,9 @@
 /**
  * Refusals of the capture endpoints, in the shape PostHog's capture service answers with:
  * `{status, code, error}`, where `error` is capture's own display text. Silent drops are not
- * errors: they are ordinary results of the normalisation steps.
+ * errors: they are ordinary results of the normalisation steps. The class is here, below the
+ * features, because auth/ counts a refused ingest key as a failed authentication; the refusals
+ * themselves are made in ingestion/errors.ts.
  */
 export type CaptureErrorCode =
   | 'empty_payload' | 'request_decoding_error' | 'request_parsing_error' | 'empty_batch'
