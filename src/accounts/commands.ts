@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto'
+import { hashApiKey } from '../auth/api-key-hash.js'
 import { WrongExpectedVersion } from '../eventlog/errors.js'
 import type { EventLog, Position } from '../eventlog/port.js'
 import { ValidationFailed } from '../kernel/errors.js'
@@ -14,10 +14,6 @@ import {
   INSTALLATION_STREAM, apiKeyStream, environmentStream, organizationStream, projectStream, userStream,
   type InstallationInitialized,
 } from './events.js'
-
-export const hashApiKey = (value: string): string => `sha256$${createHash('sha256').update(value).digest('hex')}`
-
-export { OWNER_LEVEL }
 
 export interface IssuedKey {
   readonly id: string

@@ -2,8 +2,6 @@ import { NotFound, assertNever } from '../kernel/errors.js'
 import type { Decider } from '../kernel/handle-command.js'
 import type { PersonalApiKeyCreated, PersonalApiKeyRevoked, ProjectCreated, UserCreated } from './events.js'
 
-export { organizationDecider } from '../organizations/decider.js'
-
 type Created<E extends { data: unknown }> = { status: 'missing' } | { status: 'created'; data: E['data'] }
 
 /**

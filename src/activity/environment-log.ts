@@ -2,7 +2,7 @@ import type { EventLog } from '../eventlog/port.js'
 import type { CollectionOf, ReadModelDocuments } from '../readstore/documents.js'
 import type { ReadModels } from '../readstore/read-models.js'
 import { AUDITED, type AuditedResource } from '../audit/resources.js'
-import type { Environment } from '../http/environment-scope.js'
+import type { Environment } from '../readstore/environment.js'
 import { activityEntries, readWholeStream, type ActivityEntry } from './activity-log.js'
 
 export type LoggedEntry = Omit<ActivityEntry, 'user'> & { actor: string }

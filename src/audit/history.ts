@@ -4,9 +4,9 @@ import { capturedIn } from '../migration/export.js'
 import { EVENTS_CAPTURED } from '../ingestion/captured-event.js'
 import { IMPORT_COMMITTED } from '../ingestion/import-events.js'
 import { streamUntil } from './as-of.js'
-import { within, type Cutoff } from './cutoff.js'
+import { within, type Cutoff } from '../eventlog/cutoff.js'
 import { AUDITED, resourceOfStream, type AuditedResource } from './resources.js'
-import { CliRefused } from '../cli/errors.js'
+import { CliRefused } from '../kernel/cli-refused.js'
 
 /** What `hedgelog audit` names: a resource, any stream, or a person by distinct id. */
 export type AuditSubject =

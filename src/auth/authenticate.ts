@@ -1,25 +1,13 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { timingSafeEqual } from 'node:crypto'
 import { z } from 'zod'
-import type { JsonObject } from '../eventlog/port.js'
-import { hashApiKey } from '../accounts/commands.js'
 import { AuthenticationFailed, NotAuthenticated, PermissionDenied } from '../kernel/errors.js'
 import type { ReadModels } from '../readstore/read-models.js'
 import type { EventLog } from '../eventlog/port.js'
+import { hashApiKey } from './api-key-hash.js'
 import { TEAM_SCOPED_ELSEWHERE } from './key-reach.js'
+import type { Principal } from './principal.js'
 import { grants } from './scopes.js'
-
-/** The caller of a management route, resolved from its personal API key. */
-export interface Principal {
-  readonly keyId: string
-  /** null for a legacy key issued without scopes, which PostHog lets do anything. */
-  readonly scopes: readonly string[] | null
-  readonly user: JsonObject & { uuid: string; id: number; organization_id: string }
-  /** Environments (teams) the key is limited to; null reaches all of the user's. */
-  readonly scopedTeams: readonly number[] | null
-  /** Organizations the key is limited to; null reaches all of the user's. */
-  readonly scopedOrganizations: readonly string[] | null
-}
 
 declare module 'fastify' {
   interface FastifyContextConfig {

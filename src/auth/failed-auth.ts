@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { AuthenticationFailed, DomainError } from '../kernel/errors.js'
-import { CaptureError } from '../ingestion/errors.js'
+import { CaptureError } from '../http/capture-error.js'
 import { toHttpError } from '../http/errors.js'
 import { KeyRateLimiter, Throttled, type RateWindow } from './rate-limit.js'
 

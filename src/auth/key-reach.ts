@@ -1,5 +1,5 @@
 import { PermissionDenied } from '../kernel/errors.js'
-import type { Principal } from './authenticate.js'
+import type { Principal } from './principal.js'
 
 /**
  * Keys limited to some environments (`scoped_teams`) or organizations (`scoped_organizations`)

@@ -2,7 +2,7 @@ import type { EventLog, JsonObject } from '../eventlog/port.js'
 import type { Change } from '../activity/activity-log.js'
 import { readInstallation } from '../accounts/commands.js'
 import { stateAsOf } from '../audit/as-of.js'
-import { parseCutoff, resolveCutoff, type Cutoff } from '../audit/cutoff.js'
+import { parseCutoff, resolveCutoff, type Cutoff } from '../eventlog/cutoff.js'
 import { auditSubject, personHistory, streamHistory, UnknownSubject, type AuditSubject, type HistoryLine } from '../audit/history.js'
 import {
   distinctIdKey, distinctIdPageKey, personKey, type DistinctIdPage, type DistinctIdRecord, type PersonRecord,

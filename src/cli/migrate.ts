@@ -3,11 +3,11 @@ import { createInterface } from 'node:readline'
 import { once } from 'node:events'
 import type { Writable } from 'node:stream'
 import type { EventLog } from '../eventlog/port.js'
-import { parseCutoff, type Cutoff } from '../audit/cutoff.js'
+import { parseCutoff, type Cutoff } from '../eventlog/cutoff.js'
 import { exportEvents } from '../migration/export.js'
 import { importEvents, type ImportProgress } from '../migration/import.js'
 import { progress, Stopped } from './progress.js'
-import { CliRefused } from './errors.js'
+import { CliRefused } from '../kernel/cli-refused.js'
 
 export class MigrationRefused extends CliRefused {}
 

@@ -5,7 +5,7 @@ import { checkpointName, physicalCollection, type Build } from '../readstore/nam
 import type { Projector } from '../../projections/projector.js'
 import { ProjectionRegistry } from '../../projections/registry.js'
 import { Replay, type ReachOptions } from '../../projections/replay.js'
-import { BEFORE_START } from '../audit/cutoff.js'
+import { BEFORE_START } from '../eventlog/cutoff.js'
 
 /** A document the live read models hold differently from a replay of the log. */
 export interface Difference {

@@ -1,6 +1,6 @@
 import { apiTime } from '../http/timestamps.js'
 import type { JsonObject } from '../eventlog/port.js'
-import type { Environment } from '../http/environment-scope.js'
+import type { Environment } from '../readstore/environment.js'
 
 const settingsOf = (environment: Environment): JsonObject => (environment['settings'] ?? {}) as JsonObject
 

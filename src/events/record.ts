@@ -12,3 +12,10 @@ export interface EventRecord extends JsonObject {
 }
 
 export const eventKey = (environmentId: number, uuid: string): string => `${environmentId}:${uuid}`
+
+/** The read model's documents, under their collection names, as `ReadModels` reads them. */
+declare module '../readstore/documents.js' {
+  interface ReadModelDocuments {
+    events: EventRecord
+  }
+}

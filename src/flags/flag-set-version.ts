@@ -6,3 +6,10 @@ export interface FlagSetVersion extends JsonObject {
   environment_id: number
   version: number
 }
+
+/** The read model's documents, under their collection names, as `ReadModels` reads them. */
+declare module '../readstore/documents.js' {
+  interface ReadModelDocuments {
+    flag_set_versions: FlagSetVersion
+  }
+}

@@ -31,3 +31,10 @@ export const evolveFlag = (state: FeatureFlag | null, event: FeatureFlagEvent): 
     default: return assertNever(event)
   }
 }
+
+/** The read model's documents, under their collection names, as `ReadModels` reads them. */
+declare module '../readstore/documents.js' {
+  interface ReadModelDocuments {
+    feature_flags: FeatureFlag
+  }
+}

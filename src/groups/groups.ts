@@ -132,3 +132,11 @@ export const groupEffectsOf = (event: NormalisedEvent, mapping: GroupTypeMapping
   const resolved = resolveGroupType(current, request.groupType, event.timestamp)
   return { mapping: resolved.mapping, identify: resolved.index === null ? null : { index: resolved.index, request } }
 }
+
+/** The read model's documents, under their collection names, as `ReadModels` reads them. */
+declare module '../readstore/documents.js' {
+  interface ReadModelDocuments {
+    groups: GroupRecord
+    group_type_mappings: GroupTypeMapping
+  }
+}

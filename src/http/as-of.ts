@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { parseCutoff, type Cutoff } from '../audit/cutoff.js'
+import { parseCutoff, type Cutoff } from '../eventlog/cutoff.js'
 
 /** An ISO 8601 date or date-time, e.g. `2024-05-01T12:00:00Z`. */
 export const IsoTime = z.string().max(64).refine((value) => parseCutoff(value)?.kind === 'time', {

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
-import type { JsonObject } from '../eventlog/port.js'
 import { NotFound, PermissionDenied } from '../kernel/errors.js'
+import type { Environment } from '../readstore/environment.js'
 import type { ReadModels } from '../readstore/read-models.js'
 import { principalOf } from '../auth/authenticate.js'
 import { checkKeyReachesEnvironment } from '../auth/key-reach.js'
@@ -14,8 +14,6 @@ export const registerEnvironmentScoped = async <Options extends object>(
 ): Promise<void> => {
   for (const prefix of ENVIRONMENT_PREFIXES) await app.register(plugin, { ...options, prefix })
 }
-
-export type Environment = JsonObject & { id: number; organization: string; project_id: number; api_token: string }
 
 /** The route's `project_id` parameter; '' when it has none. */
 const projectIdOf = (params: unknown): string => {

@@ -1,6 +1,7 @@
 import { Worker } from 'node:worker_threads'
 import type { DecodeJob, DecodedRequest } from './decode-job.js'
-import { CaptureError, internalError, tooLarge, unavailable } from './errors.js'
+import { internalError, tooLarge, unavailable } from './errors.js'
+import { CaptureError } from '../http/capture-error.js'
 import { eventsOfChunks } from './chunks.js'
 import { returnFreeMemory } from '../kernel/free-memory.js'
 import type { CaptureRequest } from './payload.js'

@@ -1,7 +1,7 @@
 import { parentPort } from 'node:worker_threads'
 import { lowerThreadPriority } from '../kernel/thread-priority.js'
 import { runDecodeJob, type DecodeJob } from './decode-job.js'
-import { CaptureError } from './errors.js'
+import { CaptureError } from '../http/capture-error.js'
 import { prepareCapture, refusalOf } from './prepare.js'
 import type { DecodedOnThread, SendHeld, ToDecodeThread } from './decode-pool.js'
 

@@ -1,5 +1,5 @@
 import type { DecodedRequest } from './decode-job.js'
-import { CaptureError, type CaptureErrorCode } from './errors.js'
+import { CaptureError, type CaptureErrorCode } from '../http/capture-error.js'
 import { normaliseEvent, type DropReason, type RequestContext } from './normalise.js'
 import { splitPacks } from './packing.js'
 import { withoutPerformanceEvents } from './payload.js'

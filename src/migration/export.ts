@@ -1,7 +1,7 @@
 import type { EventLog, JsonObject, RecordedEvent } from '../eventlog/port.js'
 import { EVENTS_CAPTURED, type CapturedEvent, type EventsCapturedData } from '../ingestion/captured-event.js'
 import { IMPORT_COMMITTED, capturedFromImport, type ImportCommittedData } from '../ingestion/import-events.js'
-import { within, type Cutoff } from '../audit/cutoff.js'
+import { within, type Cutoff } from '../eventlog/cutoff.js'
 
 /**
  * One stored event as PostHog's `/batch/` takes it back. What capture added to the event is

@@ -58,3 +58,12 @@ export interface PersonTables {
 export const personKey = (environmentId: number, uuid: string): string => `${environmentId}:${uuid}`
 export const distinctIdKey = (environmentId: number, distinctId: string): string => `${environmentId}:${distinctId}`
 export const distinctIdPageKey = (environmentId: number, uuid: string, page: number): string => `${environmentId}:${uuid}:${page}`
+
+/** The read model's documents, under their collection names, as `ReadModels` reads them. */
+declare module '../readstore/documents.js' {
+  interface ReadModelDocuments {
+    persons: PersonRecord
+    person_distinct_ids: DistinctIdRecord
+    person_distinct_id_pages: DistinctIdPage
+  }
+}

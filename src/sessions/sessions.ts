@@ -118,3 +118,11 @@ export const observedValues = (properties: JsonObject): [source: string, value: 
   }
   return out
 }
+
+/** The read model's documents, under their collection names, as `ReadModels` reads them. */
+declare module '../readstore/documents.js' {
+  interface ReadModelDocuments {
+    sessions: SessionRecord
+    session_values: SessionValue
+  }
+}

@@ -16,3 +16,10 @@ export interface DeliveryRecord extends JsonObject {
   test: boolean
   at: string
 }
+
+/** The read model's documents, under their collection names, as `ReadModels` reads them. */
+declare module '../readstore/documents.js' {
+  interface ReadModelDocuments {
+    subscription_deliveries: DeliveryRecord
+  }
+}

@@ -79,3 +79,10 @@ export const evolveSubscription = (state: Subscription | null, event: Subscripti
     default: return assertNever(event)
   }
 }
+
+/** The read model's documents, under their collection names, as `ReadModels` reads them. */
+declare module '../readstore/documents.js' {
+  interface ReadModelDocuments {
+    subscriptions: Subscription
+  }
+}

@@ -1,5 +1,5 @@
 import type { JsonObject } from '../eventlog/port.js'
-import type { Environment } from '../http/environment-scope.js'
+import type { Environment } from '../readstore/environment.js'
 import { NotFound, ValidationFailed } from '../kernel/errors.js'
 import { handleCommand, type CommandContext } from '../kernel/handle-command.js'
 import { allocateId } from '../kernel/sequence.js'

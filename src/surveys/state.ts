@@ -26,3 +26,10 @@ export const evolveSurvey = (state: Survey | null, event: SurveyEvent): Survey |
 
 /** Launched and not yet stopped nor archived: what posthog-js may show. */
 export const isRunning = (survey: Survey): boolean => survey.start_date !== null && survey.end_date === null && !survey.archived
+
+/** The read model's documents, under their collection names, as `ReadModels` reads them. */
+declare module '../readstore/documents.js' {
+  interface ReadModelDocuments {
+    surveys: Survey
+  }
+}

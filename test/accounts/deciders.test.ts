@@ -1,5 +1,6 @@
 import t from 'tap'
-import { apiKeyDecider, organizationDecider, type ApiKeyCommand, type ApiKeyEvent } from '../../src/accounts/deciders.js'
+import { apiKeyDecider, type ApiKeyCommand, type ApiKeyEvent } from '../../src/accounts/deciders.js'
+import { organizationDecider } from '../../src/organizations/decider.js'
 import { NotFound } from '../../src/kernel/errors.js'
 import { spec } from '../support/given.js'
 

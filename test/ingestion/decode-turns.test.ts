@@ -1,7 +1,7 @@
 import t from 'tap'
 import { decodeJobOf } from '../../src/ingestion/decode-job.js'
 import { DecodePool, type Prepared } from '../../src/ingestion/decode-pool.js'
-import { CaptureError } from '../../src/ingestion/errors.js'
+import { CaptureError } from '../../src/http/capture-error.js'
 
 const context = { now: Date.parse('2026-01-01T00:00:00Z'), ip: '127.0.0.1', time: undefined }
 

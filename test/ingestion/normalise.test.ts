@@ -1,7 +1,7 @@
 import t from 'tap'
 import { normaliseEvent, type RequestContext } from '../../src/ingestion/normalise.js'
 import { readCaptureRequest, withoutPerformanceEvents } from '../../src/ingestion/payload.js'
-import { CaptureError } from '../../src/ingestion/errors.js'
+import { CaptureError } from '../../src/http/capture-error.js'
 
 const NOW = Date.parse('2023-01-01T12:00:00Z')
 const context: RequestContext = { now: NOW, nowIso: new Date(NOW).toISOString(), sentAt: null, sentAtIso: null, ip: '203.0.113.9' }

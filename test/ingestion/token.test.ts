@@ -1,5 +1,5 @@
 import t from 'tap'
-import { CaptureError } from '../../src/ingestion/errors.js'
+import { CaptureError } from '../../src/http/capture-error.js'
 import { readCaptureRequest } from '../../src/ingestion/payload.js'
 import { requestToken } from '../../src/ingestion/token.js'
 

@@ -1,7 +1,7 @@
 import t from 'tap'
 import { nestsDeeperThan, textNestsDeeperThan } from '../../src/kernel/json-depth.js'
 import { parseIngestJson } from '../../src/ingestion/decode.js'
-import { CaptureError } from '../../src/ingestion/errors.js'
+import { CaptureError } from '../../src/http/capture-error.js'
 import { seededRandom } from '../decide/support/flags.js'
 
 /** Strings that hold what a depth scan could mistake for structure: quotes, backslashes, brackets. */

@@ -1,4 +1,4 @@
-import { positionFromString, type EventLog, type Position } from '../eventlog/port.js'
+import { positionFromString, type EventLog, type Position } from './port.js'
 
 /** A moment in the log: a position, or a time that stands for the last event recorded at or before it. */
 export type Cutoff = { readonly kind: 'position'; readonly position: Position } | { readonly kind: 'time'; readonly at: Date }
