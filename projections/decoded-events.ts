@@ -1,4 +1,5 @@
 import type { RecordedEvent } from '../src/eventlog/port.js'
+import { boundedCache } from '../src/kernel/bounded-cache.js'
 
 /** How many log events' derivations are kept: a log event may carry 256 KiB of analytics events. */
 const LIMIT = 128
@@ -9,14 +10,15 @@ const LIMIT = 128
  * events at about the same time. The projections never change what they get.
  */
 export class DecodedEvents {
-  private readonly kept = new Map<string, unknown>()
+  /** Boxed, so that a derivation may be undefined or null. */
+  private readonly kept = boundedCache<string, { readonly value: unknown }>({ max: LIMIT })
 
   get<T>(event: RecordedEvent, name: string, derive: () => T): T {
     const key = `${name}\u0000${event.streamId}\u0000${event.revision}\u0000${event.id}`
-    if (this.kept.has(key)) return this.kept.get(key) as T
+    const kept = this.kept.get(key)
+    if (kept !== undefined) return kept.value as T
     const value = derive()
-    if (this.kept.size >= LIMIT) this.kept.delete(this.kept.keys().next().value!)
-    this.kept.set(key, value)
+    this.kept.set(key, { value })
     return value
   }
 

@@ -8,6 +8,7 @@ import { hashApiKey } from './api-key-hash.js'
 import { TEAM_SCOPED_ELSEWHERE } from './key-reach.js'
 import type { Principal } from './principal.js'
 import { grants } from './scopes.js'
+import { boundedCache } from '../kernel/bounded-cache.js'
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -71,6 +72,7 @@ const resolveKey = async (models: ReadModels, key: string): Promise<Principal | 
 
 /** The read models a principal is read from. */
 const KEY_MODELS = ['personal_api_keys', 'users'] as const
+/** Principals kept at most; the least recently used go first. */
 const REMEMBERED = 10_000
 
 /**
@@ -79,7 +81,7 @@ const REMEMBERED = 10_000
  * the next request read again, so a cached principal is never older than the read models.
  */
 class KnownPrincipals {
-  private readonly byKey = new Map<string, { readonly stamp: string; readonly principal: Principal }>()
+  private readonly byKey = boundedCache<string, { readonly stamp: string; readonly principal: Principal }>({ max: REMEMBERED })
 
   constructor(private readonly models: ReadModels) {}
 
@@ -98,10 +100,7 @@ class KnownPrincipals {
     const kept = this.kept(key, stamp)
     if (kept) return kept
     const principal = await resolveKey(this.models, key)
-    if (stamp !== null && principal !== null) {
-      if (this.byKey.size >= REMEMBERED) this.byKey.clear()
-      this.byKey.set(key, { stamp, principal })
-    }
+    if (stamp !== null && principal !== null) this.byKey.set(key, { stamp, principal })
     return principal
   }
 }

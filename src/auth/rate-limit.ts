@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import { DomainError } from '../kernel/errors.js'
+import { boundedCache } from '../kernel/bounded-cache.js'
 
 /** A number of requests allowed per window of time. */
 export interface RateWindow {
@@ -34,6 +35,14 @@ interface Count {
   used: number
 }
 
+/** Counters by key: a Map, or a bounded cache when the keys counted at once are bounded. */
+interface Counters {
+  get(keyId: string): Count[] | undefined
+  set(keyId: string, counts: Count[]): unknown
+  delete(keyId: string): boolean
+  entries(): Iterable<[string, Count[]]>
+}
+
 /**
  * Fixed-window counters per personal API key, as DRF's throttles keep them per key: a request
  * counts against every window, and is refused while any window is used up, with the seconds
@@ -41,11 +50,13 @@ interface Count {
  * client address, count failed authentications.
  */
 export class KeyRateLimiter {
-  private readonly counts = new Map<string, Count[]>()
+  private readonly counts: Counters
   private sweptAt = 0
 
-  /** `maxKeys` bounds the keys counted at once; past it the longest-known key is forgotten, so memory stays bounded whatever the keys. */
-  constructor(private readonly windows: readonly RateWindow[], private readonly maxKeys = Infinity) {}
+  /** `maxKeys` bounds the keys counted at once; past it the least recently counted key is forgotten, so memory stays bounded whatever the keys. */
+  constructor(private readonly windows: readonly RateWindow[], maxKeys = Infinity) {
+    this.counts = Number.isFinite(maxKeys) ? boundedCache<string, Count[]>({ max: maxKeys }) : new Map<string, Count[]>()
+  }
 
   /** Counts a request of `keyId` at `now`; the seconds to wait when it is over a limit, else null. */
   take(keyId: string, now: number): number | null {
@@ -53,7 +64,6 @@ export class KeyRateLimiter {
     this.sweep(now)
     let counts = this.counts.get(keyId)
     if (!counts) {
-      if (this.counts.size >= this.maxKeys) this.counts.delete(this.counts.keys().next().value!)
       counts = this.windows.map(() => ({ windowStart: now, used: 0 }))
       this.counts.set(keyId, counts)
     }
@@ -87,9 +97,11 @@ export class KeyRateLimiter {
     const longest = Math.max(...this.windows.map((w) => w.ms))
     if (now - this.sweptAt < longest) return
     this.sweptAt = now
-    for (const [keyId, counts] of this.counts) {
-      if (counts.every((count, i) => now - count.windowStart >= this.windows[i]!.ms)) this.counts.delete(keyId)
+    const ended: string[] = []
+    for (const [keyId, counts] of this.counts.entries()) {
+      if (counts.every((count, i) => now - count.windowStart >= this.windows[i]!.ms)) ended.push(keyId)
     }
+    for (const keyId of ended) this.counts.delete(keyId)
   }
 }
 

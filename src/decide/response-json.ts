@@ -1,3 +1,4 @@
+import { boundedCache } from '../kernel/bounded-cache.js'
 import type { DecideConfig } from './decide-config.js'
 import { decideBody, type DecideBodyOptions, type DecideRouting } from './responses.js'
 import type { EvaluationResult, FlagEvaluation } from './results.js'
@@ -54,13 +55,13 @@ interface KeyTexts {
   payloadMember: string
 }
 
-const keyTexts = new Map<string, KeyTexts>()
+/** Flag keys' texts kept at most; the least recently written go first. */
 const KEPT_KEYS = 10_000
+const keyTexts = boundedCache<string, KeyTexts>({ max: KEPT_KEYS })
 
 const textsOf = (flagKey: string): KeyTexts => {
   let texts = keyTexts.get(flagKey)
   if (texts === undefined) {
-    if (keyTexts.size >= KEPT_KEYS) keyTexts.clear()
     const key = json(flagKey)
     texts = { key, on: `${key}:true`, off: `${key}:false`, payload: null, payloadMember: '' }
     keyTexts.set(flagKey, texts)

@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify'
 import { JsonObjectText } from '../kernel/json-text.js'
+import { boundedCache } from '../kernel/bounded-cache.js'
 
 export const DEFAULT_PAGE_SIZE = 100
 
@@ -32,8 +33,8 @@ const baseOf = (request: FastifyRequest): string => {
 export const absoluteUrl = (request: FastifyRequest): URL => new URL(request.url, baseOf(request))
 
 /** Bases a path has been resolved on; the client chooses its Host, so only a few are remembered. */
-const resolvable = new Set<string>()
 const REMEMBERED_BASES = 64
+const resolvable = boundedCache<string, true>({ max: REMEMBERED_BASES })
 
 /** A path of its own (`/…`, neither `//…` nor `/\…`, which name a host) resolves on any base another path resolved on. */
 const ownPath = (url: string): boolean => url.startsWith('/') && url[1] !== '/' && url[1] !== '\\'
@@ -44,8 +45,7 @@ const checkResolvable = (request: FastifyRequest): void => {
   if (ownPath(request.url) && resolvable.has(base)) return
   absoluteUrl(request)
   if (!ownPath(request.url)) return
-  if (resolvable.size >= REMEMBERED_BASES) resolvable.clear()
-  resolvable.add(base)
+  resolvable.set(base, true)
 }
 
 /** The request's URL with its query rebuilt, parameters sorted as Django REST framework sorts them. */

@@ -1,19 +1,16 @@
 import type { EventLog } from '../eventlog/port.js'
 import { positionToString } from '../eventlog/port.js'
 import type { ReadModels } from '../readstore/read-models.js'
+import { boundedCache } from '../kernel/bounded-cache.js'
+import type { LRUCache } from 'lru-cache'
 
 export interface TokenResolverOptions {
-  /** How long a known token's environment is remembered (a reset token stops working after it). Default 5 s. */
+  /** How long a known token's environment is remembered (a reset token stops working after it); > 0. Default 5 s. */
   readonly ttlMs?: number
   /** How long an unknown token waits for the projections to reach the log's head. Default 2 s. */
   readonly waitMs?: number
-  /** Most tokens remembered, known or unknown. Default 10 000. */
+  /** Most tokens remembered, known and unknown each; the least recently used go first. Default 10 000. */
   readonly maxEntries?: number
-}
-
-interface Known {
-  readonly environmentId: number
-  readonly expires: number
 }
 
 /**
@@ -24,23 +21,24 @@ interface Known {
  * moves.
  */
 export class TokenResolver {
-  private readonly known = new Map<string, Known>()
-  private readonly unknownAt = new Map<string, string>()
+  /** Known tokens' environment ids, each answered for `ttlMs` after it was found. */
+  private readonly known: LRUCache<string, number>
+  /** Unknown tokens, with the head of the log they were checked at. */
+  private readonly unknownAt: LRUCache<string, string>
   private readonly inFlight = new Map<string, Promise<number | null>>()
-  private readonly ttlMs: number
   private readonly waitMs: number
-  private readonly maxEntries: number
 
   constructor(private readonly deps: { readonly models: ReadModels; readonly log: EventLog }, options: TokenResolverOptions = {}) {
-    this.ttlMs = options.ttlMs ?? 5000
+    const max = options.maxEntries ?? 10_000
+    this.known = boundedCache({ max, ttlMs: options.ttlMs ?? 5000 })
+    this.unknownAt = boundedCache({ max })
     this.waitMs = options.waitMs ?? 2000
-    this.maxEntries = options.maxEntries ?? 10_000
   }
 
   /** The environment id of a project token, or null when no environment has it. */
   resolve(token: string): Promise<number | null> | number | null {
     const hit = this.known.get(token)
-    if (hit && hit.expires > Date.now()) return hit.environmentId
+    if (hit !== undefined) return hit
     const pending = this.inFlight.get(token)
     if (pending) return pending
     const lookup = this.lookup(token).finally(() => this.inFlight.delete(token))
@@ -60,7 +58,6 @@ export class TokenResolver {
       const late = await this.find(token)
       if (late !== null) return this.remember(token, late)
     }
-    if (this.unknownAt.size >= this.maxEntries) this.unknownAt.clear()
     this.unknownAt.set(token, headText)
     return null
   }
@@ -71,8 +68,7 @@ export class TokenResolver {
   }
 
   private remember(token: string, environmentId: number): number {
-    if (this.known.size >= this.maxEntries) this.known.clear()
-    this.known.set(token, { environmentId, expires: Date.now() + this.ttlMs })
+    this.known.set(token, environmentId)
     this.unknownAt.delete(token)
     return environmentId
   }

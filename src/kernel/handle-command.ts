@@ -4,6 +4,8 @@ import { CHANGE_COMMITTED, PART_APPEND_BYTES, eventWeight, intoAppends, partStre
 import { commandEventId } from './command-ids.js'
 import { ChangeTooLarge, ConcurrencyConflict, DomainError } from './errors.js'
 import { newEventId } from './ids.js'
+import { boundedCache } from './bounded-cache.js'
+import type { LRUCache } from 'lru-cache'
 
 export interface DomainEvent {
   readonly type: string
@@ -84,8 +86,8 @@ interface Folded {
   readonly ids: Map<string, Landed>
 }
 
-/** Aggregates folded per log, most recently used last. */
-const foldedByLog = new WeakMap<EventLog, Map<string, Folded>>()
+/** Aggregates folded per log, the least recently folded forgotten first. */
+const foldedByLog = new WeakMap<EventLog, LRUCache<string, Folded>>()
 /** Aggregates kept folded per log, at most. */
 const KEPT_AGGREGATES = 1000
 
@@ -99,7 +101,7 @@ const foldAggregate = async <State, Event extends DomainEvent>(
   log: EventLog, decider: Decider<State, unknown, Event>, stream: string,
 ): Promise<{ state: State; revision: bigint | 'no_stream'; ids: Map<string, Landed> }> => {
   let kept = foldedByLog.get(log)
-  if (!kept) foldedByLog.set(log, kept = new Map())
+  if (!kept) foldedByLog.set(log, kept = boundedCache({ max: KEPT_AGGREGATES }))
   const cached = kept.get(stream)
   const start = cached !== undefined && cached.decider === decider ? cached : null
   let state = start ? (start.state as State) : decider.initialState()
@@ -118,14 +120,8 @@ const foldAggregate = async <State, Event extends DomainEvent>(
     if (start) return foldAggregate(log, decider, stream)
     return { state, revision, ids }
   }
-  if (revision !== 'no_stream') remember(kept, stream, { decider, revision, state, ids })
+  if (revision !== 'no_stream') kept.set(stream, { decider, revision, state, ids })
   return { state, revision, ids }
-}
-
-const remember = (kept: Map<string, Folded>, stream: string, folded: Folded): void => {
-  kept.delete(stream)
-  if (kept.size >= KEPT_AGGREGATES) kept.delete(kept.keys().next().value!)
-  kept.set(stream, folded)
 }
 
 /** How many commands each context has run on each stream: the n-th command of a request has ids of its own. */
@@ -206,7 +202,7 @@ export const handleCommand = async <State, Command, Event extends DomainEvent>(
       if (kept) {
         const where = { revision: result.nextExpectedRevision, position: result.position }
         newEvents.forEach((_, index) => ids.set(idOf(index), where))
-        remember(kept, stream, { decider, revision: result.nextExpectedRevision, state: next, ids })
+        kept.set(stream, { decider, revision: result.nextExpectedRevision, state: next, ids })
       }
       return { events: newEvents, state: next, position: result.position, revision: result.nextExpectedRevision }
     } catch (error) {

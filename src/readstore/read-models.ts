@@ -2,6 +2,7 @@ import { comparePositions, type JsonObject, type Position } from '../eventlog/po
 import type { FindQuery, ReadStore } from './port.js'
 import { checkpointName, physicalCollection, type Build } from './names.js'
 import { deepFreeze } from '../kernel/deep-freeze.js'
+import { boundedCache } from '../kernel/bounded-cache.js'
 import { ResultNotReadable } from '../kernel/errors.js'
 import type { CollectionOf, DocumentTypes, ReadModelDocuments } from './documents.js'
 
@@ -52,7 +53,10 @@ const positionStamp = (position: Position | null): string => {
   return text
 }
 
-/** Documents kept in memory by `get`, and by `find` over all its queries, at most. */
+/** A kept document's key: its table and id. */
+const keptKey = (table: string, id: string): string => `${table}\u0000${id}`
+
+/** Documents kept in memory by `get`, and by `find` over all its queries, at most; the least recently used go first. */
 const KEPT_DOCUMENTS = 5000
 /** Query results kept in memory by `find`, at most. */
 const KEPT_QUERIES = 1000
@@ -64,13 +68,14 @@ const KEPT_QUERIES = 1000
  */
 export class ReadModels<M extends DocumentTypes<M> = ReadModelDocuments> {
   private readonly owners = new Map<string, ReadModelOwner>()
-  /** Kept documents by table, then by id; `keptCount` of them in all. */
-  private readonly kept = new Map<string, Map<string, { readonly stamp: string; readonly doc: JsonObject | null }>>()
-  private keptCount = 0
+  /** Kept documents by table and id (`keptKey`). */
+  private readonly kept = boundedCache<string, { readonly stamp: string; readonly doc: JsonObject | null }>({ max: KEPT_DOCUMENTS })
   /** Each collection's table, with the registry entry it was named from. */
   private readonly tables = new Map<string, { readonly entry: { readonly active: Build } | null; readonly table: string }>()
-  private readonly found = new Map<string, { readonly stamp: string; readonly docs: readonly JsonObject[] }>()
-  private foundDocuments = 0
+  /** Query results, bounded in queries and in documents (an empty result counts as one). */
+  private readonly found = boundedCache<string, { readonly stamp: string; readonly docs: readonly JsonObject[] }>({
+    max: KEPT_QUERIES, maxSize: KEPT_DOCUMENTS, sizeOf: (found) => Math.max(1, found.docs.length),
+  })
 
   constructor(private readonly options: ReadModelsOptions) {
     for (const projector of options.projectors) {
@@ -107,7 +112,7 @@ export class ReadModels<M extends DocumentTypes<M> = ReadModelDocuments> {
     if (projector === undefined || entry === undefined) return undefined
     const stamp = this.stampOf(collection)
     if (stamp === null) return undefined
-    const kept = this.kept.get(this.table(collection, projector, entry))?.get(id)
+    const kept = this.kept.get(keptKey(this.table(collection, projector, entry), id))
     return kept && kept.stamp === stamp ? kept : undefined
   }
 
@@ -125,17 +130,11 @@ export class ReadModels<M extends DocumentTypes<M> = ReadModelDocuments> {
     const physical = typeof known === 'string' ? known : await known
     const stamp = this.stampOf(collection)
     if (stamp === null) return this.options.store.get<M[C]>(physical, id)
-    const kept = this.kept.get(physical)?.get(id)
+    const key = keptKey(physical, id)
+    const kept = this.kept.get(key)
     if (kept && kept.stamp === stamp) return kept.doc as M[C] | null
     const doc = deepFreeze(await this.options.store.get<M[C]>(physical, id))
-    if (this.keptCount >= KEPT_DOCUMENTS) {
-      this.kept.clear()
-      this.keptCount = 0
-    }
-    let table = this.kept.get(physical)
-    if (!table) this.kept.set(physical, table = new Map())
-    if (!table.has(id)) this.keptCount++
-    table.set(id, { stamp, doc })
+    this.kept.set(key, { stamp, doc })
     return doc
   }
 
@@ -151,11 +150,6 @@ export class ReadModels<M extends DocumentTypes<M> = ReadModelDocuments> {
     // by Array.from, since slicing a frozen array takes V8's slow path (~1 µs for 25 documents).
     if (kept && kept.stamp === stamp) return Array.from(kept.docs) as M[C][]
     const docs = deepFreeze(await this.options.store.find<M[C]>(physical, query))
-    this.foundDocuments += docs.length
-    if (this.found.size >= KEPT_QUERIES || this.foundDocuments > KEPT_DOCUMENTS) {
-      this.found.clear()
-      this.foundDocuments = docs.length
-    }
     this.found.set(key, { stamp, docs })
     return Array.from(docs)
   }
