@@ -1,9 +1,8 @@
 import { NotFound, PermissionDenied } from '../kernel/errors.js'
 import { commandEventId } from '../kernel/command-ids.js'
-import { completing } from '../kernel/completing.js'
+import { completing, completionContext } from '../kernel/completing.js'
 import { crashPoint } from '../kernel/crash-points.js'
 import { handleCommand, type CommandContext } from '../kernel/handle-command.js'
-import { newEventId } from '../kernel/ids.js'
 import { dashboardDecider } from './decider.js'
 import { dashboardStream, type Tile } from './events.js'
 import { checkRoomForTiles } from './limits.js'
@@ -25,10 +24,9 @@ export interface TileMove {
  * restart: the destination takes each move once, and every run writes the same event id.
  */
 export const completeTileMove = async (deps: DashboardDeps, move: TileMove, now = new Date().toISOString()) => {
-  const context: CommandContext = { actor: move.actor, now, correlationId: newEventId(), commandId: `tile-move-${move.moveId}` }
   return handleCommand(deps.log, dashboardDecider, dashboardStream(move.toDashboard), {
     type: 'CompleteTileMove', tile: move.tile, fromDashboard: move.fromDashboard, moveId: move.moveId, at: now,
-  }, context)
+  }, completionContext(move.actor, now, `tile-move-${move.moveId}`))
 }
 
 /**

@@ -1,10 +1,10 @@
 import type { EventLog, JsonObject } from '../eventlog/port.js'
 import { environmentStream, projectStream, type EnvironmentCreated, type ProjectEnvironmentAdded } from '../accounts/events.js'
-import { completing } from '../kernel/completing.js'
+import { completing, completionContext } from '../kernel/completing.js'
 import { crashPoint } from '../kernel/crash-points.js'
 import { NotFound } from '../kernel/errors.js'
 import { handleCommand, readAggregate, type CommandContext } from '../kernel/handle-command.js'
-import { newEventId, randomToken, randomUuid } from '../kernel/ids.js'
+import { randomToken, randomUuid } from '../kernel/ids.js'
 import { allocateId } from '../kernel/sequence.js'
 import type { Environment } from '../readstore/environment.js'
 import type { ReadModels } from '../readstore/read-models.js'
@@ -36,9 +36,8 @@ const countedEnvironments = async (models: ReadModels, organizationId: string): 
  * or after a restart: an environment is created once, and every run writes the same event id.
  */
 export const completeEnvironmentCreate = (log: EventLog, data: EnvironmentCreated['data'], now = new Date().toISOString()) =>
-  handleCommand(log, environmentDecider, environmentStream(data.environmentId), { type: 'CreateEnvironment', data }, {
-    actor: data.createdBy, now, correlationId: newEventId(), commandId: `environment-create-${data.environmentId}`,
-  })
+  handleCommand(log, environmentDecider, environmentStream(data.environmentId), { type: 'CreateEnvironment', data },
+    completionContext(data.createdBy, now, `environment-create-${data.environmentId}`))
 
 /**
  * A new environment in an existing project, with a fresh `phc_` token that ingestion accepts at

@@ -1,9 +1,8 @@
 import type { EventLog, Position } from '../eventlog/port.js'
 import { checkStorable } from '../kernel/change-parts.js'
-import { completing } from '../kernel/completing.js'
+import { completing, completionContext } from '../kernel/completing.js'
 import { crashPoint } from '../kernel/crash-points.js'
 import { processEnded, processName } from '../kernel/process-identity.js'
-import { newEventId } from '../kernel/ids.js'
 import { DomainError, NotFound } from '../kernel/errors.js'
 import { handleCommand, readAggregate, type CommandContext } from '../kernel/handle-command.js'
 import { allocateId } from '../kernel/sequence.js'
@@ -66,9 +65,7 @@ const settledFlag = async (deps: FlagDeps, id: number, position: Position | null
  * restart: a flag is created once, and every run writes the same event id.
  */
 export const completeFlagCreate = (log: EventLog, data: FeatureFlagCreated['data'], now = new Date().toISOString()) =>
-  handleCommand(log, flagDecider, flagStream(data.flagId), { type: 'CreateFlag', data }, {
-    actor: data.createdBy, now, correlationId: newEventId(), commandId: `flag-create-${data.flagId}`,
-  })
+  handleCommand(log, flagDecider, flagStream(data.flagId), { type: 'CreateFlag', data }, completionContext(data.createdBy, now, `flag-create-${data.flagId}`))
 
 /**
  * The key's claim decides the create and carries the flag, so two flags of one environment never

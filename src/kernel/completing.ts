@@ -1,3 +1,5 @@
+import type { CommandContext } from './handle-command.js'
+import { newEventId } from './ids.js'
 import { DomainError, ResultNotReadable } from './errors.js'
 
 /**
@@ -13,3 +15,10 @@ export const completing = async <T>(step: () => Promise<T>): Promise<T> => {
     throw new ResultNotReadable()
   }
 }
+
+/**
+ * The context of a command's second step, named from its first: every run of it, by the request
+ * or after a restart, has the same command id, so it writes the same event ids.
+ */
+export const completionContext = (actor: string, now: string, commandId: string): CommandContext =>
+  ({ actor, now, correlationId: newEventId(), commandId })

@@ -37,6 +37,10 @@ const crashBetweenSteps = async (t: Test, crashPoint: string) => {
   return { env, first, start }
 }
 
+/** Resolves once the child has died of a signal (its exit code stays null). */
+const killed = (child: import('node:child_process').ChildProcess): Promise<unknown> =>
+  child.signalCode !== null ? Promise.resolve() : new Promise((resolve) => child.once('exit', resolve))
+
 /** Polls until `check` holds, for at most `ms`. */
 const eventually = async (check: () => Promise<boolean>, ms = 15_000): Promise<boolean> => {
   const deadline = Date.now() + ms
@@ -54,7 +58,7 @@ t.test('a tile move cut between its source and its destination is finished after
   const withTile = await first.call('PATCH', `/dashboards/${source.body.id}/`, { tiles: [{ text: { body: 'moving' } }] })
   const tile = withTile.body.tiles[0].id
   await t.rejects(first.call('PATCH', `/dashboards/${source.body.id}/move_tile/`, { tile: { id: tile }, toDashboard: destination.body.id }), 'the process dies mid-move')
-  await new Promise((resolve) => (first.server.child.signalCode !== null ? resolve(null) : first.server.child.once('exit', resolve)))
+  await killed(first.server.child)
   t.equal(first.server.child.signalCode, 'SIGKILL', 'killed as by kill -9')
 
   const second = await start('')
@@ -69,7 +73,7 @@ t.test('a tile move cut between its source and its destination is finished after
 t.test('a flag create cut between its key claim and its flag is finished after the restart', async (t) => {
   const { env, first, start } = await crashBetweenSteps(t, 'flag-create:key-claimed')
   await t.rejects(first.call('POST', '/feature_flags/', { key: 'half-made', filters: { groups: [{ rollout_percentage: 30 }] } }), 'the process dies mid-create')
-  await new Promise((resolve) => (first.server.child.signalCode !== null ? resolve(null) : first.server.child.once('exit', resolve)))
+  await killed(first.server.child)
 
   const second = await start('')
   const find = async () => (await second.call('GET', '/feature_flags/')).body.results.filter((flag: { key: string }) => flag.key === 'half-made')
@@ -89,7 +93,7 @@ t.test('an environment create cut between its project\'s count and its own strea
   const projectId = JSON.parse(project).project_id
   const create = (call: typeof first.call) => call('POST', `/api/projects/${projectId}/environments/`, { name: 'Staging' })
   await t.rejects(create(first.call), 'the process dies mid-create')
-  await new Promise((resolve) => (first.server.child.signalCode !== null ? resolve(null) : first.server.child.once('exit', resolve)))
+  await killed(first.server.child)
 
   const second = await start('')
   const staging = async () => (await second.call('GET', `/api/projects/${projectId}/environments/`)).body.results.filter((e: { name: string }) => e.name === 'Staging')
@@ -104,7 +108,7 @@ t.test('a key change cut between its claim and the flag leaves the flag as it wa
   const flag = await first.call('POST', '/feature_flags/', { key: 'before' })
   t.equal(flag.status, 201)
   await t.rejects(first.call('PATCH', `/feature_flags/${flag.body.id}/`, { key: 'after' }), 'the process dies mid-change')
-  await new Promise((resolve) => (first.server.child.signalCode !== null ? resolve(null) : first.server.child.once('exit', resolve)))
+  await killed(first.server.child)
 
   const second = await start('')
   t.equal((await second.call('GET', `/feature_flags/${flag.body.id}/`)).body.key, 'before', 'the flag is unchanged')
