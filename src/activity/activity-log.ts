@@ -5,6 +5,7 @@ import { StreamNotFound } from '../eventlog/errors.js'
 import type { EventLog, JsonObject, RecordedEvent } from '../eventlog/port.js'
 import { basicUser } from '../accounts/users.js'
 import { canonicalJson } from '../kernel/canonical-json.js'
+import type { ActivitySource } from '../kernel/activity-source.js'
 import { pageOf, paginated, type Paginated } from '../http/pagination.js'
 import type { ReadModels } from '../readstore/read-models.js'
 
@@ -27,17 +28,6 @@ export interface ActivityEntry {
   created_at: string
   is_system: boolean
   unread: boolean
-}
-
-export interface ActivitySource<State extends JsonObject | null, Event> {
-  readonly scope: string
-  readonly evolve: (state: State, event: Event) => State
-  readonly initialState: State
-  /** The verb PostHog's activity log uses for this event ('created', 'updated', 'deleted', …). */
-  readonly activityOf: (event: Event) => string
-  readonly nameOf: (state: State) => string | null
-  /** Fields that change on every event (timestamps) and say nothing to a reader. */
-  readonly ignoredFields: readonly string[]
 }
 
 const fieldChanges = (scope: string, before: JsonObject | null, after: JsonObject | null, ignored: readonly string[]): Change[] => {

@@ -1,4 +1,4 @@
-import type { ActivitySource } from '../activity/activity-log.js'
+import type { ActivitySource } from '../kernel/activity-source.js'
 import type { DashboardEvent } from './events.js'
 import { evolveDashboard, type Dashboard } from './state.js'
 

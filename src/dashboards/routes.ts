@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync, FastifyReply } from 'fastify'
 import { activityPage } from '../activity/activity-log.js'
-import { stateAsOf } from '../audit/as-of.js'
+import { stateAsOf } from '../eventlog/as-of.js'
 import { AsOfQuery, DetailParams, cutoffAt } from '../http/as-of.js'
 import { z } from 'zod'
 import { queryOf, ScopedIdParams, ScopedParams, type ZodTypeProvider } from '../http/zod.js'

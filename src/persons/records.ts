@@ -65,5 +65,7 @@ declare module '../readstore/documents.js' {
     persons: PersonRecord
     person_distinct_ids: DistinctIdRecord
     person_distinct_id_pages: DistinctIdPage
+    /** `<environmentId>` → the environment's last integer person id. */
+    person_counters: JsonObject
   }
 }

@@ -6,7 +6,7 @@ import { SqliteReadStore } from '../../src/readstore/sqlite.js'
 import { SqliteFile } from '../../src/readstore/sqlite-file.js'
 import { QUARANTINE } from '../../src/readstore/names.js'
 import { OWN_FILES } from '../../src/readstore/sqlite-shards.js'
-import { allProjectors } from '../../projections/index.js'
+import { allProjectors } from '../../src/modules.js'
 import { tempDir } from '../support/temp.js'
 
 const at = (n: number) => ({ commit: BigInt(n), prepare: BigInt(n) })

@@ -1,9 +1,9 @@
-import { DASHBOARD_EVENT_TYPES, type DashboardEvent } from '../src/dashboards/events.js'
-import type { DashboardDocument } from '../src/dashboards/document.js'
-import { listOrderKey } from '../src/dashboards/list-order.js'
-import { evolveDashboard } from '../src/dashboards/state.js'
-import { CHANGE_COMMITTED, changeEvents } from '../src/kernel/change-parts.js'
-import { asDomainEvent, documentProjector } from './projector.js'
+import { DASHBOARD_EVENT_TYPES, type DashboardEvent } from './events.js'
+import type { DashboardDocument } from './document.js'
+import { listOrderKey } from './list-order.js'
+import { evolveDashboard } from './state.js'
+import { CHANGE_COMMITTED, changeEvents } from '../kernel/change-parts.js'
+import { asDomainEvent, documentProjector } from '../readstore/projector.js'
 
 const STREAM = 'dashboard-'
 

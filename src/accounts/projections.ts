@@ -1,11 +1,20 @@
 import type {
   OrganizationCreated, OrganizationMemberLevelChanged, OrganizationMemberRemoved, OrganizationRenamed, PersonalApiKeyCreated,
   PersonalApiKeyRevoked, ProjectCreated, UserCreated,
-} from '../src/accounts/events.js'
-import type { JsonObject } from '../src/eventlog/port.js'
-import { asDomainEvent, documentProjector } from './projector.js'
-import type { EnvironmentEvent } from '../src/environments/decider.js'
-import { evolveEnvironmentDocument } from '../src/environments/document.js'
+} from './events.js'
+import type { JsonObject } from '../eventlog/port.js'
+import { asDomainEvent, documentProjector } from '../readstore/projector.js'
+import type { EnvironmentEvent } from '../environments/decider.js'
+import { evolveEnvironmentDocument } from '../environments/document.js'
+
+declare module '../readstore/documents.js' {
+  interface ReadModelDocuments {
+    organizations: JsonObject
+    users: JsonObject
+    projects: JsonObject
+    personal_api_keys: JsonObject
+  }
+}
 
 export const organizations = documentProjector<JsonObject>({
   name: 'organizations',

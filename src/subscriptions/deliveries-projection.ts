@@ -1,6 +1,6 @@
-import { DELIVERY_OUTCOME_TYPES, type SubscriptionDelivered, type SubscriptionDeliveryFailed } from '../src/subscriptions/events.js'
-import type { DeliveryRecord } from '../src/subscriptions/delivery-record.js'
-import { asDomainEvent, type Projector } from './projector.js'
+import { DELIVERY_OUTCOME_TYPES, type SubscriptionDelivered, type SubscriptionDeliveryFailed } from './events.js'
+import type { DeliveryRecord } from './delivery-record.js'
+import { asDomainEvent, type Projector } from '../readstore/projector.js'
 
 /** The delivery history of every subscription: one document per `SubscriptionDelivered` or `SubscriptionDeliveryFailed`. */
 export const subscriptionDeliveries: Projector = {

@@ -1,6 +1,6 @@
-import { SUBSCRIPTION_EVENT_TYPES, type SubscriptionEvent } from '../src/subscriptions/events.js'
-import { evolveSubscription, type Subscription } from '../src/subscriptions/state.js'
-import { asDomainEvent, documentProjector } from './projector.js'
+import { SUBSCRIPTION_EVENT_TYPES, type SubscriptionEvent } from './events.js'
+import { evolveSubscription, type Subscription } from './state.js'
+import { asDomainEvent, documentProjector } from '../readstore/projector.js'
 
 /** Subscriptions with their next delivery date, exactly as their events leave them. */
 export const subscriptions = documentProjector<Subscription>({

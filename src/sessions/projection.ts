@@ -1,6 +1,6 @@
-import { foldSession, observedValues, sessionIdOf, sessionKey, type SessionRecord } from '../src/sessions/sessions.js'
-import { capturedEvents, capturedOf, normalisedOf } from './captured.js'
-import type { DocumentRef, Projector } from './projector.js'
+import { foldSession, observedValues, sessionIdOf, sessionKey, type SessionRecord } from './sessions.js'
+import { capturedEvents, capturedOf, normalisedOf } from '../ingestion/captured-projection.js'
+import type { DocumentRef, Projector } from '../readstore/projector.js'
 
 export const SESSIONS = 'sessions'
 /** `<environmentId>:<source>:<value>` → one value seen on an event of a session, for the values helper. */
@@ -12,6 +12,7 @@ export const sessionValueKey = (environmentId: number, source: string, value: st
 /** Sessions from `$session_id`: their span, entry and end properties, counts, and observed values. */
 export const sessions: Projector = {
   name: 'sessions',
+  threadWeight: 8,
   version: 1,
   collections: [SESSIONS, SESSION_VALUES],
   ...capturedEvents,

@@ -1,6 +1,12 @@
-import type { InviteEvent } from '../src/invites/events.js'
-import type { JsonObject } from '../src/eventlog/port.js'
-import { asDomainEvent, documentProjector } from './projector.js'
+import type { InviteEvent } from './events.js'
+import type { JsonObject } from '../eventlog/port.js'
+import { asDomainEvent, documentProjector } from '../readstore/projector.js'
+
+declare module '../readstore/documents.js' {
+  interface ReadModelDocuments {
+    invites: JsonObject
+  }
+}
 
 /** Pending invites (expired ones included, as PostHog lists them); a used or deleted invite is gone. */
 export const invites = documentProjector<JsonObject>({

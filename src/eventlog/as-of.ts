@@ -1,7 +1,7 @@
-import { StreamNotFound } from '../eventlog/errors.js'
-import type { EventLog, RecordedEvent } from '../eventlog/port.js'
+import { StreamNotFound } from './errors.js'
+import type { EventLog, RecordedEvent } from './port.js'
 import { readAggregateEvents } from '../kernel/change-parts.js'
-import { within, type Cutoff } from '../eventlog/cutoff.js'
+import { within, type Cutoff } from './cutoff.js'
 
 /** The events of a stream up to the cutoff, in order; none when the stream does not exist. */
 export const streamUntil = async (log: EventLog, stream: string, cutoff: Cutoff | null): Promise<RecordedEvent[]> => {

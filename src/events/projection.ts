@@ -1,8 +1,8 @@
-import { elementsChainOf } from '../src/events/elements.js'
-import type { NormalisedEvent } from '../src/persons/normalise.js'
-import { eventKey, type EventRecord } from '../src/events/record.js'
-import { capturedEvents, normalisedOf } from './captured.js'
-import type { Projector } from './projector.js'
+import { elementsChainOf } from './elements.js'
+import type { NormalisedEvent } from '../persons/normalise.js'
+import { eventKey, type EventRecord } from './record.js'
+import { capturedEvents, normalisedOf } from '../ingestion/captured-projection.js'
+import type { Projector } from '../readstore/projector.js'
 
 export const EVENTS = 'events'
 
@@ -27,6 +27,7 @@ const eventRecord = (environmentId: number, event: NormalisedEvent): EventRecord
  */
 export const events: Projector = {
   name: 'events',
+  threadWeight: 6,
   version: 1,
   collections: [EVENTS],
   writeOnly: [EVENTS],

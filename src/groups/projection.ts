@@ -1,8 +1,8 @@
 import {
   emptyMapping, groupEffectsOf, groupKey, upsertGroup, type GroupRecord, type GroupTypeMapping,
-} from '../src/groups/groups.js'
-import { capturedEvents, capturedOf, normalisedOf } from './captured.js'
-import type { Projector } from './projector.js'
+} from './groups.js'
+import { capturedEvents, capturedOf, normalisedOf } from '../ingestion/captured-projection.js'
+import type { Projector } from '../readstore/projector.js'
 
 export const GROUPS = 'groups'
 export const GROUP_TYPE_MAPPINGS = 'group_type_mappings'
@@ -10,6 +10,7 @@ export const GROUP_TYPE_MAPPINGS = 'group_type_mappings'
 /** Group types per environment (indexes 0–4) and groups, from `$groups` and `$groupidentify`. */
 export const groups: Projector = {
   name: 'groups',
+  threadWeight: 2,
   version: 1,
   collections: [GROUPS, GROUP_TYPE_MAPPINGS],
   ...capturedEvents,

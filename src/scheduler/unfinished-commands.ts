@@ -1,7 +1,15 @@
-import type { EnvironmentCreated, ProjectEnvironmentAdded } from '../src/accounts/events.js'
-import type { DashboardTileMovedIn, DashboardTileMovedOut } from '../src/dashboards/events.js'
-import type { FeatureFlagCreated, FlagKeyClaimed } from '../src/flags/events.js'
-import { asDomainEvent, type Projector } from './projector.js'
+import type { JsonObject } from '../eventlog/port.js'
+import type { EnvironmentCreated, ProjectEnvironmentAdded } from '../accounts/events.js'
+import type { DashboardTileMovedIn, DashboardTileMovedOut } from '../dashboards/events.js'
+import type { FeatureFlagCreated, FlagKeyClaimed } from '../flags/events.js'
+import { asDomainEvent, type Projector } from '../readstore/projector.js'
+
+declare module '../readstore/documents.js' {
+  interface ReadModelDocuments {
+    /** Commands across two streams whose second step is not written yet, by `<kind>-<id>`. */
+    unfinished_commands: JsonObject
+  }
+}
 
 type Watched = DashboardTileMovedOut | DashboardTileMovedIn | FlagKeyClaimed | FeatureFlagCreated | ProjectEnvironmentAdded | EnvironmentCreated
 

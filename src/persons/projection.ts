@@ -1,10 +1,10 @@
-import type { JsonObject } from '../src/eventlog/port.js'
-import { processPersonEvent } from '../src/persons/process-person.js'
+import type { JsonObject } from '../eventlog/port.js'
+import { processPersonEvent } from './process-person.js'
 import {
   distinctIdKey, distinctIdPageKey, personKey, type DistinctIdPage, type DistinctIdRecord, type PersonRecord, type PersonTables,
-} from '../src/persons/records.js'
-import { capturedEvents, capturedOf, normalisedOf } from './captured.js'
-import type { DocumentRef, ProjectionView, Projector } from './projector.js'
+} from './records.js'
+import { capturedEvents, capturedOf, normalisedOf } from '../ingestion/captured-projection.js'
+import type { DocumentRef, ProjectionView, Projector } from '../readstore/projector.js'
 
 export const PERSONS = 'persons'
 export const PERSON_DISTINCT_IDS = 'person_distinct_ids'
@@ -56,6 +56,7 @@ function* pagesOf(environmentId: number, person: PersonRecord, mapping: Distinct
 /** Persons and the distinct-id mapping: PostHog's person processing of every captured event. */
 export const persons: Projector = {
   name: 'persons',
+  threadWeight: 10,
   version: 2,
   collections: [PERSONS, PERSON_DISTINCT_IDS, PERSON_DISTINCT_ID_PAGES, PERSON_COUNTERS],
   ...capturedEvents,

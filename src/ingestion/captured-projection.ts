@@ -1,8 +1,8 @@
-import type { EventLog, RecordedEvent } from '../src/eventlog/port.js'
-import { EVENTS_CAPTURED, type CapturedEvent, type EventsCapturedData } from '../src/ingestion/captured-event.js'
-import { IMPORT_COMMITTED, capturedFromImport } from '../src/ingestion/import-events.js'
-import { normaliseEvent, type NormalisedEvent } from '../src/persons/normalise.js'
-import type { ProjectionView, Projector } from './projector.js'
+import type { EventLog, RecordedEvent } from '../eventlog/port.js'
+import { EVENTS_CAPTURED, type CapturedEvent, type EventsCapturedData } from './captured-event.js'
+import { IMPORT_COMMITTED, capturedFromImport } from './import-events.js'
+import { normaliseEvent, type NormalisedEvent } from '../persons/normalise.js'
+import type { ProjectionView, Projector } from '../readstore/projector.js'
 
 /**
  * What every captured-event projector shares: it reads capture requests and committed historical

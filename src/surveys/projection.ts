@@ -1,6 +1,6 @@
-import { SURVEY_EVENT_TYPES, type SurveyEvent } from '../src/surveys/events.js'
-import { evolveSurvey, type Survey } from '../src/surveys/state.js'
-import { asDomainEvent, documentProjector } from './projector.js'
+import { SURVEY_EVENT_TYPES, type SurveyEvent } from './events.js'
+import { evolveSurvey, type Survey } from './state.js'
+import { asDomainEvent, documentProjector } from '../readstore/projector.js'
 
 /** Surveys exactly as their events leave them. */
 export const surveys = documentProjector<Survey>({

@@ -1,7 +1,7 @@
-import { FEATURE_FLAG_EVENT_TYPES, type FeatureFlagEvent } from '../src/flags/events.js'
-import type { FlagSetVersion } from '../src/flags/flag-set-version.js'
-import { evolveFlag, type FeatureFlag } from '../src/flags/state.js'
-import { asDomainEvent, type Projector } from './projector.js'
+import { FEATURE_FLAG_EVENT_TYPES, type FeatureFlagEvent } from './events.js'
+import type { FlagSetVersion } from './flag-set-version.js'
+import { evolveFlag, type FeatureFlag } from './state.js'
+import { asDomainEvent, type Projector } from '../readstore/projector.js'
 
 /** Feature flags with their definitions, exactly as their events leave them, and a version per environment. */
 export const featureFlags: Projector = {
