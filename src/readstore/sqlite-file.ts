@@ -44,6 +44,9 @@ const jsonPath = (field: string): string => {
   return `'$.${field.split('.').map((s) => `"${s}"`).join('.')}'`
 }
 
+/** The SQL operator of each bound. */
+const BOUND_OPERATORS = [['gt', '>'], ['gte', '>='], ['lt', '<'], ['lte', '<=']] as const
+
 const extractFromBody = (field: string): string => `json_extract(body, ${jsonPath(field)})`
 const fieldType = (field: string): string => `json_type(body, ${jsonPath(field)})`
 
@@ -52,12 +55,13 @@ const columnOf = (field: string): string => `"f:${field}"`
 const FIELD_COLUMN = /^f:(.+)$/
 
 /**
- * What `json_extract` gives for `field` of `doc`, computed in JavaScript at write time: booleans
- * as 1/0, objects and arrays as their JSON text, a missing field as null. Indexed fields are kept
- * in columns holding exactly this, so queries mean the same whether or not a field is indexed,
- * and a write parses no JSON for its indexes.
+ * The value an indexed field's column holds, computed in JavaScript at write time: what
+ * `json_extract` gives (booleans as 1/0, a missing field as null), except that an object or an
+ * array is its JSON text as a blob, so that it never compares or sorts as a string, as in MongoDB.
+ * Queries mean the same whether or not a field is indexed, and a write parses no JSON for its
+ * indexes.
  */
-const extract = (doc: JsonObject, field: string): string | number | null => {
+const extract = (doc: JsonObject, field: string): string | number | Buffer | null => {
   let value: unknown = doc
   for (const segment of field.split('.')) {
     if (value === null || typeof value !== 'object' || Array.isArray(value)) return null
@@ -66,8 +70,12 @@ const extract = (doc: JsonObject, field: string): string | number | null => {
   if (value === undefined || value === null) return null
   if (typeof value === 'boolean') return value ? 1 : 0
   if (typeof value === 'number' || typeof value === 'string') return value
-  return JSON.stringify(value)
+  return Buffer.from(JSON.stringify(value))
 }
+
+/** `extract` in SQL, to fill a new column from the stored documents. */
+const extractForColumn = (field: string): string =>
+  `CASE WHEN ${fieldType(field)} IN ('object', 'array') THEN CAST(${extractFromBody(field)} AS BLOB) ELSE ${extractFromBody(field)} END`
 
 /** A document of only `fields`, from their JSON texts in the same order (null: the document lacks it). */
 const assemble = (fields: readonly string[], values: readonly (string | null)[]): JsonObject => {
@@ -166,18 +174,18 @@ export class SqliteFile implements ReadStore {
 
   /**
    * json_extract gives JSON booleans as 1/0, so booleans and numbers also check the JSON type:
-   * `true` never equals `1`, as in MongoDB.
+   * `true` never equals `1`, as in MongoDB. Bounds and lists check it too: a string compares only
+   * with strings, a number only with numbers.
    */
-  private whereClause(collection: string, where: FindQuery['where'], contains: FindQuery['contains']): { sql: string; params: (string | number | null)[] } {
-    const entries = Object.entries(where ?? {})
+  private whereClause(collection: string, query: Pick<FindQuery, 'where' | 'contains' | 'range' | 'oneOf' | 'after' | 'orderBy'>): { sql: string; params: (string | number | null)[] } {
     const clauses: string[] = []
     const params: (string | number | null)[] = []
-    for (const [field, value] of Object.entries(contains ?? {})) {
+    for (const [field, value] of Object.entries(query.contains ?? {})) {
       // json_each also yields a scalar itself, so a string field equal to the value holds it, as in MongoDB.
       clauses.push(`EXISTS (SELECT 1 FROM json_each(body, ${jsonPath(field)}) WHERE json_each.type = 'text' AND json_each.value = ?)`)
       params.push(value)
     }
-    for (const [field, value] of entries) {
+    for (const [field, value] of Object.entries(query.where ?? {})) {
       if (typeof value === 'boolean') {
         clauses.push(`${fieldType(field)} = ?`)
         params.push(String(value))
@@ -189,12 +197,51 @@ export class SqliteFile implements ReadStore {
         params.push(value)
       }
     }
+    for (const [field, bounds] of Object.entries(query.range ?? {})) {
+      for (const [name, operator] of BOUND_OPERATORS) {
+        const bound = bounds[name]
+        if (bound === undefined) continue
+        clauses.push(`${this.fieldExpression(collection, field)} ${operator} ? AND ${this.typeIs(collection, field, typeof bound === 'number' ? 'number' : 'text')}`)
+        params.push(bound)
+      }
+    }
+    for (const [field, values] of Object.entries(query.oneOf ?? {})) {
+      const texts = values.filter((value) => typeof value === 'string')
+      const numbers = values.filter((value) => typeof value === 'number')
+      const expression = this.fieldExpression(collection, field)
+      const alternatives = [
+        ...(texts.length > 0 ? [`(${expression} IN (SELECT value FROM json_each(?)) AND ${this.typeIs(collection, field, 'text')})`] : []),
+        ...(numbers.length > 0 ? [`(${expression} IN (SELECT value FROM json_each(?)) AND ${this.typeIs(collection, field, 'number')})`] : []),
+      ]
+      clauses.push(alternatives.length > 0 ? `(${alternatives.join(' OR ')})` : '0')
+      if (texts.length > 0) params.push(JSON.stringify(texts))
+      if (numbers.length > 0) params.push(JSON.stringify(numbers))
+    }
+    if (query.after !== undefined) {
+      const fields = (query.orderBy ?? []).map(([field, direction]) => {
+        if (direction !== 'asc') throw new TypeError('a query read after a document orders every field ascending')
+        return this.fieldExpression(collection, field)
+      })
+      if (query.after.values.length !== fields.length) throw new TypeError('after names one value per orderBy field')
+      clauses.push(`(${[...fields, 'id'].join(', ')}) > (${[...fields, 'id'].map(() => '?').join(', ')})`)
+      params.push(...query.after.values, query.after.id)
+    }
     return { sql: clauses.length > 0 ? ` WHERE ${clauses.join(' AND ')}` : '', params }
+  }
+
+  /**
+   * Whether a field holds a value of this JSON type. A string is checked in an indexed field's
+   * column, without parsing the body (objects and arrays are blobs there); a number always in the
+   * body, where `true` is not 1.
+   */
+  private typeIs(collection: string, field: string, type: 'text' | 'number'): string {
+    if (type === 'text' && this.tables.get(collection)?.includes(field)) return `typeof(${columnOf(field)}) = 'text'`
+    return type === 'text' ? `${fieldType(field)} = 'text'` : `${fieldType(field)} IN ('integer', 'real')`
   }
 
   async find<T extends JsonObject = JsonObject>(collection: string, query: FindQuery = {}): Promise<T[]> {
     const name = this.ensureTable(collection)
-    const { sql: where, params } = this.whereClause(collection, query.where, query.contains)
+    const { sql: where, params } = this.whereClause(collection, query)
     const order = [...(query.orderBy ?? []).map(([field, dir]) => `${this.fieldExpression(collection, field)} ${dir === 'desc' ? 'DESC' : 'ASC'}`), 'id ASC']
     const limit = query.limit ?? -1
     const offset = query.offset ?? 0
@@ -212,7 +259,7 @@ export class SqliteFile implements ReadStore {
 
   async count(collection: string, where?: FindQuery['where'], contains?: FindQuery['contains']): Promise<number> {
     const name = this.ensureTable(collection)
-    const clause = this.whereClause(collection, where, contains)
+    const clause = this.whereClause(collection, { where, contains })
     return this.statement(`SELECT count(*) FROM ${name}${clause.sql}`).pluck().get(...clause.params) as number
   }
 
@@ -327,7 +374,7 @@ export class SqliteFile implements ReadStore {
         const columns = (this.db.prepare(`PRAGMA table_info(${name})`).all() as { name: string }[]).map((column) => column.name)
         if (columns.includes(`f:${field}`)) return
         this.db.exec(`ALTER TABLE ${name} ADD COLUMN ${columnOf(field)}`)
-        this.db.exec(`UPDATE ${name} SET ${columnOf(field)} = ${extractFromBody(field)}`)
+        this.db.exec(`UPDATE ${name} SET ${columnOf(field)} = ${extractForColumn(field)}`)
       }).immediate()
       known.push(field)
       this.plans.delete(collection)
