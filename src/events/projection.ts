@@ -27,6 +27,7 @@ const eventRecord = (environmentId: number, event: NormalisedEvent): EventRecord
  */
 export const events: Projector = {
   name: 'events',
+  ownFile: true,
   threadWeight: 6,
   version: 1,
   collections: [EVENTS],

@@ -10,6 +10,7 @@ export const GROUP_TYPE_MAPPINGS = 'group_type_mappings'
 /** Group types per environment (indexes 0–4) and groups, from `$groups` and `$groupidentify`. */
 export const groups: Projector = {
   name: 'groups',
+  ownFile: true,
   threadWeight: 2,
   version: 1,
   collections: [GROUPS, GROUP_TYPE_MAPPINGS],

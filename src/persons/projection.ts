@@ -1,7 +1,8 @@
 import type { JsonObject } from '../eventlog/port.js'
 import { processPersonEvent } from './process-person.js'
+import { eventKey } from '../events/record.js'
 import {
-  distinctIdKey, distinctIdPageKey, personKey, type DistinctIdPage, type DistinctIdRecord, type PersonRecord, type PersonTables,
+  distinctIdKey, distinctIdPageKey, personKey, personVersionKey, type EventPerson, type PersonVersion, type DistinctIdPage, type DistinctIdRecord, type PersonRecord, type PersonTables,
 } from './records.js'
 import { capturedEvents, capturedOf, normalisedOf } from '../ingestion/captured-projection.js'
 import type { DocumentRef, ProjectionView, Projector } from '../readstore/projector.js'
@@ -12,13 +13,23 @@ export const PERSON_DISTINCT_IDS = 'person_distinct_ids'
 export const PERSON_DISTINCT_ID_PAGES = 'person_distinct_id_pages'
 /** `<environmentId>` → `{last_id}`: the environment's last integer person id. */
 export const PERSON_COUNTERS = 'person_counters'
+/** `<environmentId>:<uuid>:<version>` → a person's properties at that version, kept after merges. */
+export const PERSON_VERSIONS = 'person_versions'
+/** `<environmentId>:<event uuid>` → the person an analytics event belonged to when it was processed, and its version then. */
+export const EVENT_PERSONS = 'event_persons'
 
 const tablesOf = (view: ProjectionView, environmentId: number): PersonTables => ({
   environmentId,
   distinctId: (distinctId) => view.get<DistinctIdRecord>(PERSON_DISTINCT_IDS, distinctIdKey(environmentId, distinctId)),
   person: (uuid) => view.get<PersonRecord>(PERSONS, personKey(environmentId, uuid)),
   putDistinctId: (record) => view.put(PERSON_DISTINCT_IDS, distinctIdKey(environmentId, record.distinct_id), record),
-  putPerson: (record) => view.put(PERSONS, personKey(environmentId, record.uuid), record),
+  putPerson: (record) => {
+    view.put(PERSONS, personKey(environmentId, record.uuid), record)
+    // A person's properties change only with its version, so each version's snapshot is written once in content.
+    view.put(PERSON_VERSIONS, personVersionKey(environmentId, record.uuid, record.version), {
+      environment_id: environmentId, person_id: record.uuid, version: record.version, properties: record.properties,
+    } satisfies PersonVersion)
+  },
   deletePerson: (uuid) => view.delete(PERSONS, personKey(environmentId, uuid)),
   page: (uuid, page) => view.get<DistinctIdPage>(PERSON_DISTINCT_ID_PAGES, distinctIdPageKey(environmentId, uuid, page)),
   putPage: (uuid, page, record) => {
@@ -56,9 +67,11 @@ function* pagesOf(environmentId: number, person: PersonRecord, mapping: Distinct
 /** Persons and the distinct-id mapping: PostHog's person processing of every captured event. */
 export const persons: Projector = {
   name: 'persons',
+  ownFile: true,
   threadWeight: 10,
-  version: 2,
-  collections: [PERSONS, PERSON_DISTINCT_IDS, PERSON_DISTINCT_ID_PAGES, PERSON_COUNTERS],
+  version: 3,
+  collections: [PERSONS, PERSON_DISTINCT_IDS, PERSON_DISTINCT_ID_PAGES, PERSON_COUNTERS, PERSON_VERSIONS, EVENT_PERSONS],
+  writeOnly: [PERSON_VERSIONS, EVENT_PERSONS],
   ...capturedEvents,
   indexes: {
     [PERSONS]: [['environment_id', 'created_at'], ['environment_id', 'id'], ['environment_id', 'properties.email']],
@@ -84,6 +97,14 @@ export const persons: Projector = {
   apply(view, event) {
     const { environmentId, events } = normalisedOf(event, view)
     const tables = tablesOf(view, environmentId)
-    for (const normalised of events) processPersonEvent(tables, normalised)
+    for (const normalised of events) {
+      processPersonEvent(tables, normalised)
+      const personId = tables.distinctId(normalised.distinctId)?.person_id
+      const person = personId ? tables.person(personId) : null
+      if (!person) continue
+      view.put(EVENT_PERSONS, eventKey(environmentId, normalised.uuid), {
+        environment_id: environmentId, person_id: person.uuid, version: person.version,
+      } satisfies EventPerson)
+    }
   },
 }

@@ -27,20 +27,15 @@ export const filterOf = (query: Pick<FindQuery, 'where' | 'contains' | 'range' |
   return flat
 }
 
-/**
- * Documents after `after` in the order of `orderBy` then `_id`: greater in the first field that
- * differs. A staged version not yet folded has an `_id` of its own, so while an import is being
- * folded, documents with equal `orderBy` values may order differently from their ids.
- */
+/** Documents after `after` in the order of `orderBy`: greater in the first field that differs. */
 const afterFilter = (orderBy: NonNullable<FindQuery['orderBy']>, after: NonNullable<FindQuery['after']>): Filter<StoredDocument> => {
   if (orderBy.some(([, direction]) => direction !== 'asc')) throw new TypeError('a query read after a document orders every field ascending')
-  if (after.values.length !== orderBy.length) throw new TypeError('after names one value per orderBy field')
-  const keys = [...orderBy.map(([field]) => storedPath(field)), '_id']
-  const values = [...after.values, after.id]
+  if (after.length !== orderBy.length || orderBy.length === 0) throw new TypeError('after names one value per orderBy field')
+  const keys = orderBy.map(([field]) => storedPath(field))
   return {
     $or: keys.map((key, i) => ({
-      ...Object.fromEntries(keys.slice(0, i).map((earlier, j) => [earlier, values[j]])),
-      [key]: { $gt: values[i] },
+      ...Object.fromEntries(keys.slice(0, i).map((earlier, j) => [earlier, after[j]])),
+      [key]: { $gt: after[i] },
     })),
   }
 }

@@ -23,11 +23,13 @@ export interface FindQuery {
   readonly limit?: number
   readonly offset?: number
   /**
-   * Only documents after this one in the query's order: `values` are its `orderBy` fields' values
-   * and `id` its id. Pages read this way cost the same however deep they go. Every `orderBy`
-   * direction must be ascending, and each field must hold values of one type (strings, or numbers).
+   * Only documents after this place in the query's order: one value per `orderBy` field, compared
+   * field by field. Pages read this way cost the same however deep they go. Every `orderBy`
+   * direction must be ascending, each field must hold values of one type (strings, or numbers),
+   * and together the fields must tell documents apart (end with a unique one), or documents tied
+   * on all of them at a page's end are skipped.
    */
-  readonly after?: { readonly values: readonly (string | number)[]; readonly id: string }
+  readonly after?: readonly (string | number)[]
   /**
    * Only these fields of each document, top-level or dotted through objects (not through
    * arrays), nested as in the document; a field the document lacks is left out. Default: the

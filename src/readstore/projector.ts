@@ -46,6 +46,12 @@ export interface Projector {
    * to themselves.
    */
   readonly threadWeight?: number
+  /**
+   * Whether the embedded store keeps this projector's read models in a file of their own, with its
+   * own write lock, so its commits never wait for another projector's; set by the projectors of
+   * captured events. The first collection anchors its builds.
+   */
+  readonly ownFile?: boolean
   /** The work one log event stands for (default 1), e.g. the analytics events in a capture request. */
   weight?(event: RecordedEvent): number
   /**

@@ -222,9 +222,9 @@ export class SqliteFile implements ReadStore {
         if (direction !== 'asc') throw new TypeError('a query read after a document orders every field ascending')
         return this.fieldExpression(collection, field)
       })
-      if (query.after.values.length !== fields.length) throw new TypeError('after names one value per orderBy field')
-      clauses.push(`(${[...fields, 'id'].join(', ')}) > (${[...fields, 'id'].map(() => '?').join(', ')})`)
-      params.push(...query.after.values, query.after.id)
+      if (query.after.length !== fields.length || fields.length === 0) throw new TypeError('after names one value per orderBy field')
+      clauses.push(`(${fields.join(', ')}) > (${fields.map(() => '?').join(', ')})`)
+      params.push(...query.after)
     }
     return { sql: clauses.length > 0 ? ` WHERE ${clauses.join(' AND ')}` : '', params }
   }

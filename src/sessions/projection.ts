@@ -12,6 +12,7 @@ export const sessionValueKey = (environmentId: number, source: string, value: st
 /** Sessions from `$session_id`: their span, entry and end properties, counts, and observed values. */
 export const sessions: Projector = {
   name: 'sessions',
+  ownFile: true,
   threadWeight: 8,
   version: 1,
   collections: [SESSIONS, SESSION_VALUES],

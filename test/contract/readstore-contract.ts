@@ -106,17 +106,18 @@ export const readStoreContract = (t: Test, adapter: ReadStoreAdapter): void => {
     t.same(ids(await store.find('timed', { oneOf: { n: ['1'] } })), [], 'the string "1" is not the number 1')
     t.same(ids(await store.find('timed', { oneOf: { event: [] } })), [], 'an empty list holds for none')
     const pages: unknown[][] = []
-    let after: { values: string[]; id: string } | undefined
+    let after: string[] | undefined
     for (;;) {
-      const page = await store.find<{ id: string; at: string }>('timed', { where: { env: 1 }, range: { at: { gte: '2024-01-01T00:00:00.000Z' } }, orderBy: [['at', 'asc']], limit: 2, ...(after ? { after } : {}) })
+      const page = await store.find<{ id: string; at: string }>('timed', { where: { env: 1 }, range: { at: { gte: '2024-01-01T00:00:00.000Z' } }, orderBy: [['at', 'asc'], ['id', 'asc']], limit: 2, ...(after ? { after } : {}) })
       if (page.length === 0) break
       pages.push(ids(page))
       const last = page.at(-1)!
-      after = { values: [last.at], id: last.id }
+      after = [last.at, last.id]
     }
-    t.same(pages, [['e1', 'e2'], ['e3', 'e4']], 'pages after a document, ties broken by id')
-    t.same(ids(await store.find('timed', { where: { env: 1 }, orderBy: [['event', 'asc'], ['at', 'asc']], after: { values: ['a', '2024-01-02T00:00:00.000Z'], id: 'e2' } })), ['e3', 'e2', 'e4'], 'an unindexed order of two fields')
-    await t.rejects(store.find('timed', { orderBy: [['at', 'desc']], after: { values: ['x'], id: 'e1' } }), TypeError)
+    t.same(pages, [['e1', 'e2'], ['e3', 'e4']], 'pages after a document, ties told apart by the last field')
+    t.same(ids(await store.find('timed', { where: { env: 1 }, orderBy: [['event', 'asc'], ['at', 'asc'], ['id', 'asc']], after: ['a', '2024-01-02T00:00:00.000Z', 'e2'] })), ['e3', 'e2', 'e4'], 'an unindexed order of three fields')
+    await t.rejects(store.find('timed', { orderBy: [['at', 'desc']], after: ['x'] }), TypeError)
+    await t.rejects(store.find('timed', { orderBy: [['at', 'asc']], after: ['x', 'y'] }), TypeError)
   })
 
   t.test('keys that start with $ or contain dots survive a round trip and can be filtered on', async (t) => {
