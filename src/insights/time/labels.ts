@@ -63,5 +63,7 @@ export const isoDateTime = (local: number, zone: Zone): string => {
   const sign = offsetMinutes < 0 ? '-' : '+'
   const abs = Math.abs(offsetMinutes)
   const zoneText = offsetMinutes === 0 ? 'Z' : `${sign}${pad(Math.floor(abs / 60))}:${pad(abs % 60)}`
-  return `${isoDate(local)}T${pad(f.hour)}:${pad(f.minute)}:${pad(f.second)}${zoneText}`
+  // Ends of periods are …59.999999 in PostHog (microseconds); Hedgelog's last millisecond stands for them.
+  const fraction = f.millisecond === 0 ? '' : f.millisecond === 999 ? '.999999' : `.${pad(f.millisecond, 3)}000`
+  return `${isoDate(local)}T${pad(f.hour)}:${pad(f.minute)}:${pad(f.second)}${fraction}${zoneText}`
 }
