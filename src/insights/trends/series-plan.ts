@@ -49,16 +49,13 @@ const numberOf = (value: unknown): number | null => {
   return n === null || !Number.isFinite(n) ? null : n
 }
 
-const groupActor = (index: number, needs: Needs) => {
-  void needs
-  return (row: RowContext): string | null => row.groupKey(index)
-}
+const groupActor = (index: number) => (row: RowContext): string | null => row.groupKey(index)
 
 const actorOf = (node: EventsNode, math: Math, context: SeriesContext): ((row: RowContext) => string | null) => {
   const groupMath = math === 'dau' || math === 'unique_group' || math === 'weekly_active' || math === 'monthly_active'
-  if (groupMath && node.math_group_type_index !== undefined && node.math_group_type_index !== null) return groupActor(node.math_group_type_index, context.needs)
+  if (groupMath && node.math_group_type_index !== undefined && node.math_group_type_index !== null) return groupActor(node.math_group_type_index)
   if (math === 'unique_group') throw new QueryRefused('The unique_group math needs math_group_type_index.', 'invalid_input', 'math_group_type_index')
-  if (context.aggregationGroupIndex !== null) return groupActor(context.aggregationGroupIndex, context.needs)
+  if (context.aggregationGroupIndex !== null) return groupActor(context.aggregationGroupIndex)
   return (row) => row.event.personId
 }
 
