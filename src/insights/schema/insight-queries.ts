@@ -17,25 +17,27 @@ const insightBase = {
   tags: z.unknown().optional(),
 }
 
-export const TrendsQuery = z.looseObject({
-  kind: z.literal('TrendsQuery'),
+/** Fields trends and stickiness share: series of events, an interval and a compared period. */
+const seriesInsight = {
   series: z.array(SeriesNode),
   interval: Interval.nullable().optional(),
-  breakdownFilter: BreakdownFilter.nullable().optional(),
   compareFilter: CompareFilter.nullable().optional(),
-  trendsFilter: TrendsFilter.nullable().optional(),
   ...insightBase,
+}
+
+export const TrendsQuery = z.looseObject({
+  kind: z.literal('TrendsQuery'),
+  breakdownFilter: BreakdownFilter.nullable().optional(),
+  trendsFilter: TrendsFilter.nullable().optional(),
+  ...seriesInsight,
 })
 export type TrendsQuery = z.infer<typeof TrendsQuery>
 
 export const StickinessQuery = z.looseObject({
   kind: z.literal('StickinessQuery'),
-  series: z.array(SeriesNode),
-  interval: Interval.nullable().optional(),
   intervalCount: z.number().int().min(1).nullable().optional(),
   stickinessFilter: StickinessFilter.nullable().optional(),
-  compareFilter: CompareFilter.nullable().optional(),
-  ...insightBase,
+  ...seriesInsight,
 })
 export type StickinessQuery = z.infer<typeof StickinessQuery>
 
