@@ -1,0 +1,80 @@
+import type { JsonObject } from '../../eventlog/port.js'
+import type { AnyPropertyFilter } from '../schema/property-filters.js'
+
+/**
+ * One event as the engine reads it. The read-store adapter resolves persons: `personId` is the
+ * person's uuid as it is now (merges applied, PostHog's person-id override) and
+ * `personProperties` are the properties the adapter chose for the query's persons-on-events
+ * mode (as they were at the event by default; current ones for
+ * `person_id_override_properties_joined`). The engine only reads the fields.
+ */
+export interface QueryEvent {
+  readonly uuid: string
+  readonly event: string
+  /** Epoch milliseconds, UTC. */
+  readonly timestamp: number
+  readonly distinctId: string
+  readonly personId: string
+  /** When the person was created (epoch ms); lifecycle's "new" is the period holding it. */
+  readonly personCreatedAt: number
+  /** Event properties ($session_id, $groups, $browser…). */
+  readonly properties: JsonObject
+  readonly personProperties: JsonObject
+  /** PostHog's `elements_chain` text of autocapture events ('' when none). */
+  readonly elementsChain?: string
+}
+
+/** What the engine asks the store to read: rows of one environment, in timestamp order. */
+export interface EventScan {
+  /** Inclusive lower bound (epoch ms), or null for the environment's first event. */
+  readonly from: number | null
+  /** Inclusive upper bound (epoch ms). */
+  readonly to: number
+  /** Event names to read, or null for every event. */
+  readonly events: readonly string[] | null
+}
+
+/** A group as the engine reads it. */
+export interface QueryGroup {
+  readonly properties: JsonObject
+  /** Epoch milliseconds. */
+  readonly createdAt: number
+}
+
+/**
+ * The store behind a query, for one environment. The engine calls `scan` once or twice per
+ * period (a second pass only when session properties are needed) and never holds more than
+ * its aggregates while rows stream.
+ */
+export interface QuerySource {
+  /** Events within the scan, ordered by timestamp. */
+  scan(scan: EventScan): AsyncIterable<QueryEvent> | Iterable<QueryEvent>
+  /** The environment's earliest event timestamp (for `date_from: "all"`), null when it has none. */
+  earliestTimestamp(): Promise<number | null>
+  /** Every group of one type, by key. */
+  groups(groupTypeIndex: number): Promise<ReadonlyMap<string, QueryGroup>>
+}
+
+/** One group type of the environment (PostHog's group type mapping). */
+export interface GroupTypeEntry {
+  readonly group_type: string
+  readonly group_type_index: number
+}
+
+/** The environment's settings a query depends on. */
+export interface QueryEnvironment {
+  /** IANA name, e.g. "UTC", "America/New_York". */
+  readonly timezone: string
+  /** 0 Sunday (PostHog's default) or 1 Monday. */
+  readonly weekStartDay: 0 | 1
+  /** Filters `filterTestAccounts: true` adds (ANDed). */
+  readonly testAccountFilters: readonly AnyPropertyFilter[]
+  readonly groupTypes: readonly GroupTypeEntry[]
+}
+
+/** Everything a run needs besides the store: the environment and the time it is "now". */
+export interface QueryInput {
+  readonly environment: QueryEnvironment
+  /** Epoch milliseconds. */
+  readonly now: number
+}

@@ -1,0 +1,28 @@
+import { assertNever } from '../../kernel/errors.js'
+import { QueryRefused } from '../errors.js'
+import { runLifecycle, type LifecycleResponse } from '../lifecycle/run-lifecycle.js'
+import type { QueryNode } from '../schema/query-node.js'
+import { runStickiness, type StickinessResponse } from '../stickiness/run-stickiness.js'
+import { runTrends, type TrendsResponse } from '../trends/run-trends.js'
+import type { QueryInput, QuerySource } from './data.js'
+
+export type QueryResponse = TrendsResponse | StickinessResponse | LifecycleResponse
+
+/**
+ * Runs a validated query node against a store. Trends, stickiness and lifecycle run here; the
+ * other kinds validate but are refused with a 400 naming what is missing.
+ */
+export const runQuery = (node: QueryNode, input: QueryInput, source: QuerySource): Promise<QueryResponse> => {
+  switch (node.kind) {
+    case 'TrendsQuery': return runTrends(node, input, source)
+    case 'StickinessQuery': return runStickiness(node, input, source)
+    case 'LifecycleQuery': return runLifecycle(node, input, source)
+    case 'HogQLQuery': throw new QueryRefused('HogQL queries are not supported: Hedgelog does not run HogQL.', 'unsupported_query', 'kind')
+    case 'FunnelsQuery':
+    case 'RetentionQuery':
+    case 'EventsQuery':
+    case 'ActorsQuery':
+    case 'InsightActorsQuery': throw new QueryRefused(`${node.kind} is not supported yet.`, 'unsupported_query', 'kind')
+    default: return assertNever(node)
+  }
+}

@@ -1,0 +1,39 @@
+import fc from 'fast-check'
+import t from 'tap'
+import { memorySource } from '../../src/insights/engine/memory-source.js'
+import { parseQueryNode } from '../../src/insights/schema/query-node.js'
+import type { TrendsQuery } from '../../src/insights/schema/insight-queries.js'
+import { runTrends } from '../../src/insights/trends/run-trends.js'
+import { NaiveTrends, type NaiveQuery, type NaiveResult } from './support/naive-insights.js'
+import type { QueryEvent } from '../../src/insights/engine/data.js'
+import { randomEvents, randomQuery, trendsNode } from './support/random-insights.js'
+
+const round = (n: number | undefined) => (n === undefined ? undefined : Math.round(n * 1e9) / 1e9)
+const comparable = (r: Partial<NaiveResult> & { data: number[] | null }) => ({
+  label: r.label, days: r.days, data: (r.data ?? []).map(round), count: round(r.count), aggregated_value: round(r.aggregated_value),
+  breakdown_value: r.breakdown_value, compare_label: r.compare_label,
+})
+
+const both = async (events: QueryEvent[], q: NaiveQuery) => {
+  const node = parseQueryNode(trendsNode(q)) as TrendsQuery
+  const input = { environment: { timezone: q.timezone, weekStartDay: q.weekStartDay, testAccountFilters: [], groupTypes: [] }, now: Date.parse('2024-05-01T00:00:00Z') }
+  const engine = (await runTrends(node, input, memorySource(events))).results.map((r) => comparable(r as never))
+  const naive = new NaiveTrends(q, events).results().map(comparable)
+  return [engine, naive] as const
+}
+
+t.test('trends agree with a brute-force evaluator of the reference rules on random events and queries', async (t) => {
+  const started = Date.now()
+  const outcome = await fc.check(fc.asyncProperty(randomEvents, randomQuery, async (events, q) => {
+    const [engine, naive] = await both(events, q)
+    return JSON.stringify(engine) === JSON.stringify(naive)
+  }), { numRuns: Number(process.env.INSIGHTS_RUNS ?? 400), ...(process.env.INSIGHTS_SEED ? {} : { seed: 20240301 }) })
+  if (outcome.failed) {
+    const [events, q] = outcome.counterexample!
+    const [engine, naive] = await both(events, q)
+    t.strictSame(engine, naive, `query ${JSON.stringify(q)}\nevents ${JSON.stringify(events)}`)
+  } else {
+    t.pass(`${outcome.numRuns} random queries agree`)
+  }
+  t.comment(`ran in ${Date.now() - started} ms`)
+})
