@@ -158,6 +158,12 @@ export class ReadModels<M extends DocumentTypes<M> = ReadModelDocuments> {
     return Array.from(docs)
   }
 
+  /** Several documents by id, read together and not kept: for reads too large to keep, such as a query's persons. */
+  async getMany<C extends CollectionOf<M>>(collection: C, ids: readonly string[]): Promise<Map<string, M[C]>> {
+    if (ids.length === 0) return new Map()
+    return this.options.store.getMany<M[C]>(await this.physical(collection), ids)
+  }
+
   /**
    * Every document a query finds, a page at a time, in the query's order (ascending fields that
    * end with a unique one, as `after` asks), each page read after the last document of the one
