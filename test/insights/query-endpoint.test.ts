@@ -7,7 +7,7 @@ const pageview = (distinctId: string, at: string, properties: Record<string, unk
 const trends = (series: object[], extra: object = {}) => ({ query: { kind: 'TrendsQuery', series, ...extra } })
 const JANUARY_FIRST_WEEK = { dateRange: { date_from: '2024-01-01', date_to: '2024-01-07' }, interval: 'day' }
 
-/** TV1 of the reference: three persons' pageviews around the first week of 2024. */
+/** PostHog's first trends example: three persons' pageviews around the first week of 2024. */
 const TV1: SentEvent[] = [
   pageview('u1', '2024-01-01T10:00:00Z'), pageview('u1', '2024-01-01T12:00:00Z'), pageview('u2', '2024-01-01T23:30:00Z'),
   pageview('u2', '2024-01-03T00:15:00Z'), pageview('u3', '2024-01-07T23:59:59Z'), pageview('u3', '2024-01-08T00:00:01Z'),

@@ -22,7 +22,7 @@ const both = async (events: QueryEvent[], q: NaiveQuery) => {
   return [engine, naive] as const
 }
 
-t.test('trends agree with a brute-force evaluator of the reference rules on random events and queries', async (t) => {
+t.test('trends agree with a brute-force evaluator of PostHog\'s documented rules on random events and queries', async (t) => {
   const started = Date.now()
   const outcome = await fc.check(fc.asyncProperty(randomEvents, randomQuery, async (events, q) => {
     const [engine, naive] = await both(events, q)

@@ -1,7 +1,7 @@
 import type { QueryEvent } from '../../../src/insights/engine/data.js'
 
 /**
- * Property filters as the reference states them (§3.4), from scratch: a value is its JSON text
+ * Property filters as PostHog documents them, from scratch: a value is its JSON text
  * (strings as they are), null or missing is NULL; positive operators never match NULL,
  * negative ones always do; a list is "any of" (all of, for negative operators).
  */

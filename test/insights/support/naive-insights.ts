@@ -3,7 +3,7 @@ import { addDays, addMonths, daysBetween, localText, monthStart, weekStart } fro
 import { matchesAll, type NaiveFilter, type NaiveGroup } from './naive-filters.js'
 
 /**
- * A brute-force evaluator written from the reference's rules (§3, §4, §7, §8), not from the
+ * A brute-force evaluator written from PostHog's documented rules, not from the
  * engine: for each bucket it walks every event and checks everything again. Absolute date-only
  * ranges only, so no relative-date parsing is needed here.
  */
@@ -46,7 +46,7 @@ const numberOf = (value: unknown): number | null => {
 
 interface Period { from: string; to: string }
 
-/** Bucket keys of a period and the bucket of a local time, by the reference's §3.1–3.2. */
+/** Bucket keys of a period and the bucket of a local time. */
 const bucketsOf = (q: NaiveQuery, p: Period): string[] => {
   const out: string[] = []
   if (q.interval === 'hour') {
@@ -189,7 +189,7 @@ export class NaiveTrends {
   }
 }
 
-/** Stickiness by §8: per person, distinct buckets with a matching event; data[n-1] = persons active in exactly n. */
+/** Stickiness: per person, distinct buckets with a matching event; data[n-1] = persons active in exactly n. */
 export const naiveStickiness = (q: NaiveQuery, events: QueryEvent[], cumulative: boolean): number[][] => {
   const p = { from: q.dateFrom, to: q.dateTo }
   const buckets = bucketsOf(q, p)
@@ -203,7 +203,7 @@ export const naiveStickiness = (q: NaiveQuery, events: QueryEvent[], cumulative:
   })
 }
 
-/** Lifecycle by §7, person by person. */
+/** Lifecycle, person by person. */
 export const naiveLifecycle = (q: NaiveQuery, events: QueryEvent[]): Record<string, number[]> => {
   const buckets = bucketsOf(q, { from: q.dateFrom, to: q.dateTo })
   const step = (key: string, n: number) => (q.interval === 'week' ? addDays(key, 7 * n) : q.interval === 'month' ? addMonths(key, n) : addDays(key, n))
