@@ -61,7 +61,15 @@ const intervalOf = (node: QueryNode): string | null => {
 
 const usesTestAccounts = (node: QueryNode): boolean => 'filterTestAccounts' in node && node.filterTestAccounts === true
 
-const personsModeOf = (node: QueryNode): 'at_event' | 'current' => {
+/**
+ * Whether a query may read a person property: a person filter, breakdown or math, or the
+ * environment's test-account filters. Read from the query's text, so a doubt reads them.
+ */
+const readsPersonProperties = (node: QueryNode): boolean =>
+  usesTestAccounts(node) || /"person"|"person_properties"|person\./.test(JSON.stringify(node))
+
+const personsModeOf = (node: QueryNode): 'at_event' | 'current' | null => {
+  if (!readsPersonProperties(node)) return null
   const mode = (node as { modifiers?: { personsOnEventsMode?: unknown } | null }).modifiers?.personsOnEventsMode
   return mode === 'person_id_override_properties_joined' || mode === 'person_id_no_override_properties_joined' ? 'current' : 'at_event'
 }

@@ -33,9 +33,13 @@ export class ReadModelsSource implements QuerySource {
   private readonly now = new Map<string, PersonNow | null>()
   private readonly versions = new Map<string, JsonObject | null>()
 
-  /** `signal` stops a scan between pages, when the query is cancelled. */
+  /**
+   * `mode` is null when the query reads no person property: then only the person each event
+   * belongs to is read, not its properties. `signal` stops a scan between pages, when the query
+   * is cancelled.
+   */
   constructor(
-    private readonly models: ReadModels, private readonly environmentId: number, private readonly mode: PersonPropertiesMode,
+    private readonly models: ReadModels, private readonly environmentId: number, private readonly mode: PersonPropertiesMode | null,
     private readonly signal?: AbortSignal,
   ) {}
 
@@ -89,7 +93,7 @@ export class ReadModelsSource implements QuerySource {
         personCreatedAt: person?.createdAt ?? Date.parse(event.timestamp),
         properties: event.properties,
         // An event the persons projection has not reached yet reads the person as it is now.
-        personProperties: then ?? person?.properties ?? {},
+        personProperties: this.mode === null ? {} : then ?? person?.properties ?? {},
         elementsChain: event.elements_chain ?? '',
       }
     })
