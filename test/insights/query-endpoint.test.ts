@@ -140,3 +140,22 @@ t.test('more queries than the cap computing at once are refused with 429', async
   t.match(error, { status: 429, type: 'throttled_error', retryAfter: 1 })
   t.equal((await service.answer(environment, node, 'force_blocking')).status, 200, 'once the first is done, the next runs')
 })
+
+t.test('person properties are those of the event\'s time, or current ones when the query asks; merged ids are one person', async (t) => {
+  const api = await queryWorld(t)
+  await api.send([
+    { event: '$pageview', distinctId: 'anon-1', at: '2024-01-01T10:00:00Z', properties: { $set: { plan: 'free' } } },
+    { event: '$identify', distinctId: 'ada', at: '2024-01-02T09:00:00Z', properties: { $anon_distinct_id: 'anon-1' } },
+    { event: '$pageview', distinctId: 'ada', at: '2024-01-02T10:00:00Z', properties: { $set: { plan: 'pro' } } },
+  ])
+  const query = {
+    kind: 'TrendsQuery', series: [{ kind: 'EventsNode', event: '$pageview' }], interval: 'day',
+    dateRange: { date_from: '2024-01-01', date_to: '2024-01-02' }, breakdownFilter: { breakdown: 'plan', breakdown_type: 'person' },
+  }
+  const byPlan = (body: { results: { breakdown_value: string; data: number[] }[] }) => Object.fromEntries(body.results.map((series) => [series.breakdown_value, series.data]))
+  t.same(byPlan((await api.query({ query })).body), { free: [1, 0], pro: [0, 1] }, 'as they were at each event')
+  const joined = await api.query({ query: { ...query, modifiers: { personsOnEventsMode: 'person_id_override_properties_joined' } } })
+  t.same(byPlan(joined.body), { pro: [1, 1] }, 'as they are now')
+  const dau = await api.query({ query: { ...query, breakdownFilter: null, series: [{ kind: 'EventsNode', event: '$pageview', math: 'dau' }], trendsFilter: { display: 'BoldNumber' } } })
+  t.equal(dau.body.results[0].aggregated_value, 1, 'the anonymous and the identified id are one person')
+})
