@@ -1,6 +1,7 @@
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { SqliteEventLog } from '../src/eventlog/sqlite.js'
+import { ownFilesOf } from '../src/readstore/sqlite-shards.js'
 import { SqliteReadStore } from '../src/readstore/sqlite.js'
 import { digestProjection } from '../projections/digest.js'
 import { allProjectors } from '../src/modules.js'
@@ -61,7 +62,7 @@ const digests = async (store: SqliteReadStore, registry: ProjectionRegistry): Pr
 export const rebuildFigures = async (total: number): Promise<Figure[]> => {
   const installed = await install()
   const service = await startHedgelog(installed.dir, '0,1')
-  const store = new SqliteReadStore({ path: join(installed.dir, 'readmodels.sqlite') })
+  const store = new SqliteReadStore({ path: join(installed.dir, 'readmodels.sqlite'), ownFiles: ownFilesOf(allProjectors) })
   const log = new SqliteEventLog({ path: join(installed.dir, 'events.sqlite') })
   try {
     await projected(service.address)

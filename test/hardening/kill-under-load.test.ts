@@ -2,6 +2,7 @@ import t from 'tap'
 import { randomUUID } from 'node:crypto'
 import { join } from 'node:path'
 import { SqliteEventLog } from '../../src/eventlog/sqlite.js'
+import { ownFilesOf } from '../../src/readstore/sqlite-shards.js'
 import { SqliteReadStore } from '../../src/readstore/sqlite.js'
 import { digestProjection } from '../../projections/digest.js'
 import { allProjectors } from '../../src/modules.js'
@@ -75,7 +76,7 @@ t.test('kill -9 at random moments under mixed load: nothing acknowledged is lost
   await exited(last.child)
 
   // Read the read model directly: every acknowledged event is there, every import whole.
-  const store = new SqliteReadStore({ path: join(dir, 'readmodels.sqlite') })
+  const store = new SqliteReadStore({ path: join(dir, 'readmodels.sqlite'), ownFiles: ownFilesOf(allProjectors) })
   const registry = new ProjectionRegistry(store)
   const eventsCollection = `events_v1_b${(await registry.read('events'))!.active.build}`
   const has = async (uuid: string) => (await store.get(eventsCollection, `${init.environment_id}:${uuid}`)) !== null
