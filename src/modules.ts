@@ -11,6 +11,7 @@ import { eventsModule } from './events/module.js'
 import { flagsModule } from './flags/module.js'
 import { groupsModule } from './groups/module.js'
 import { ingestionModule } from './ingestion/module.js'
+import { insightsModule } from './insights/module.js'
 import { invitesModule } from './invites/module.js'
 import { organizationsModule } from './organizations/module.js'
 import { personsModule } from './persons/module.js'
@@ -32,6 +33,7 @@ export const MODULES: readonly FeatureModule<RouteDeps>[] = [
   invitesModule,
   environmentsModule,
   dashboardsModule,
+  insightsModule,
   subscriptionsModule,
   flagsModule,
   surveysModule,

@@ -24,7 +24,7 @@ export interface ActivityEntry {
   activity: string
   scope: string
   item_id: string
-  detail: { id: string; name: string | null; changes: Change[]; merge: null; trigger: null; short_id: null; type: null }
+  detail: { id: string; name: string | null; changes: Change[]; merge: null; trigger: null; short_id: string | null; type: null }
   created_at: string
   is_system: boolean
   unread: boolean
@@ -75,7 +75,7 @@ export const activityEntries = <State extends JsonObject | null, Event>(
       item_id: itemId,
       detail: {
         id: itemId, name: source.nameOf(state), changes: fieldChanges(source.scope, before, state, source.ignoredFields),
-        merge: null, trigger: null, short_id: null, type: null,
+        merge: null, trigger: null, short_id: source.shortIdOf?.(state) ?? null, type: null,
       },
       created_at: apiTime(String(first.metadata?.['occurredAt'] ?? '')),
       is_system: false,
