@@ -3,10 +3,10 @@ import { completeDashboardInsights, insightsOnlyOn, type DashboardInsightStep } 
 import { commandEventId } from '../kernel/command-ids.js'
 import { completing } from '../kernel/completing.js'
 import { crashPoint } from '../kernel/crash-points.js'
-import type { CommandContext } from '../kernel/handle-command.js'
+import { readAggregate, type CommandContext } from '../kernel/handle-command.js'
 import type { ReadModels } from '../readstore/read-models.js'
 import type { InsightsWithDashboard } from './decider.js'
-import type { DashboardEvent } from './events.js'
+import { dashboardStream, type DashboardEvent } from './events.js'
 import { tileInsightIds } from './serialize.js'
 import type { Dashboard } from './state.js'
 
@@ -22,6 +22,12 @@ export const insightsWithDashboard = async (
   const changeId = commandEventId(context.commandId ?? context.correlationId, `dashboard-insights-${dashboard.id}`, 0)
   const deleting = deleted === true && deleteInsights === true && !dashboard.deleted
   return { changeId, deleting: deleting ? await insightsOnlyOn(models, dashboard, tileInsightIds(dashboard)) : [] }
+}
+
+/** The deletion or restoring a command recorded earlier, found by its id (a retry finds what the first run decided). */
+export const recordedWithInsights = async (log: EventLog, dashboardId: number, changeId: string): Promise<DashboardEvent[]> => {
+  const { events } = await readAggregate<DashboardEvent>(log, dashboardStream(dashboardId))
+  return events.filter((event) => (event.type === 'DashboardDeleted' || event.type === 'DashboardRestored') && event.data.changeId === changeId)
 }
 
 /** The insights' parts of what the dashboard's events decided. */

@@ -9,7 +9,7 @@ import type { ReadModels } from '../readstore/read-models.js'
 import type { InsightResults } from '../insights/results.js'
 import { dashboardDecider, type DashboardCommand, type TileChange } from './decider.js'
 import { dashboardStream, type DashboardFields, type Tile } from './events.js'
-import { completeInsightsWithDashboard, insightsWithDashboard } from './insight-deletions.js'
+import { completeInsightsWithDashboard, insightsWithDashboard, recordedWithInsights } from './insight-deletions.js'
 import { checkRoomForTiles } from './limits.js'
 import { canEdit, type Actor } from './permissions.js'
 import { normaliseTags, type TileInput } from './schemas.js'
@@ -154,7 +154,8 @@ export const updateDashboard = async (
     type: 'UpdateDashboard', actor, changes, deleted: input.deleted, tiles, at: context.now, insights,
   }, context)
   // The insights it deleted or restored with it are read back too, as their tiles show them.
-  const completed = await completeInsightsWithDashboard(deps, dashboard.id, result.events, context)
+  const decided = result.replayed ? await recordedWithInsights(deps.log, dashboard.id, insights.changeId) : result.events
+  const completed = await completeInsightsWithDashboard(deps, dashboard.id, decided, context)
   if (completed && !(await deps.models.waitFor(completed, ['insights']))) throw new ResultNotReadable()
   const updated = await deps.models.settled(result.position, 'dashboards', String(dashboard.id))
   if (!updated) throw new NotFound()

@@ -5,7 +5,7 @@ import { normaliseTags } from '../dashboards/schemas.js'
 import { completing } from '../kernel/completing.js'
 import { crashPoint } from '../kernel/crash-points.js'
 import { NotFound, ResultNotReadable } from '../kernel/errors.js'
-import { handleCommand, type CommandContext } from '../kernel/handle-command.js'
+import { handleCommand, readAggregate, type CommandContext } from '../kernel/handle-command.js'
 import { randomToken } from '../kernel/ids.js'
 import { pickDefined } from '../kernel/pick-defined.js'
 import { allocateId } from '../kernel/sequence.js'
@@ -14,7 +14,7 @@ import type { ReadModels } from '../readstore/read-models.js'
 import { completeDashboardsChange, planDashboards, type DashboardsRequest } from './dashboard-links.js'
 import { insightDecider, type InsightCommand } from './decider.js'
 import type { InsightDocument } from './document.js'
-import { insightStream, type InsightFields } from './events.js'
+import { insightStream, type InsightEvent, type InsightFields } from './events.js'
 import { validateInsightQuery } from './query-check.js'
 import type { InsightResults } from './results.js'
 import type { InsightBody } from './schemas.js'
@@ -73,15 +73,25 @@ const settledInsight = async (deps: InsightDeps, id: number, position: Position 
   return insight
 }
 
+/** The change of dashboards a command recorded earlier, found by its id (a retry finds what the first run decided). */
+const recordedChange = async (log: EventLog, id: number, changeId: string | null): Promise<InsightEvent[]> => {
+  if (changeId === null) return []
+  const { events } = await readAggregate<InsightEvent>(log, insightStream(id))
+  return events.filter((event) => event.type === 'InsightDashboardsChanged' && event.data.changeId === changeId)
+}
+
 /**
  * Runs an insight command that may change its dashboards. The insight's stream decides and
- * records the whole change; each dashboard then completes its part. When the process dies in
+ * records the whole change; each dashboard then completes its part, also when the command is a
+ * retry of one that landed (completing twice writes nothing new). When the process dies in
  * between, the scheduler's `finishCommands` job completes it from the log.
  */
 const run = async (deps: InsightDeps, id: number, command: InsightCommand, context: CommandContext): Promise<InsightDocument> => {
   const result = await handleCommand(deps.log, insightDecider, insightStream(id), command, context)
-  if (result.events.some((event) => event.type === 'InsightDashboardsChanged')) crashPoint('insight-dashboards:decided')
-  const tiles = await completing(() => completeDashboardsChange(deps, id, result.events, context))
+  const changeId = 'dashboards' in command ? command.dashboards.changeId : null
+  const decided = result.replayed ? await recordedChange(deps.log, id, changeId) : result.events
+  if (decided.some((event) => event.type === 'InsightDashboardsChanged')) crashPoint('insight-dashboards:decided')
+  const tiles = await completing(() => completeDashboardsChange(deps, id, decided, context))
   return settledInsight(deps, id, result.position, tiles)
 }
 
