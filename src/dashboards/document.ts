@@ -1,3 +1,4 @@
+import { tileInsight } from './events.js'
 import type { Dashboard } from './state.js'
 import { listOrderKey } from './list-order.js'
 
@@ -23,7 +24,10 @@ export type DashboardDocument = Dashboard & { list_order: string; insight_tiles?
 export const dashboardDocument = (dashboard: Dashboard): DashboardDocument => {
   const { insight_tiles: _tiles, insight_ids: _ids, ...own } = dashboard as DashboardDocument
   const refs: InsightTileRef[] = []
-  for (const tile of own.tiles) if (tile.insight !== undefined && !tile.deleted) refs.push({ id: tile.id, insight: tile.insight })
+  for (const tile of own.tiles) {
+    const insight = tileInsight(tile)
+    if (insight !== null && !tile.deleted) refs.push({ id: tile.id, insight })
+  }
   const document: DashboardDocument = { ...own, list_order: listOrderKey(own.name) }
   if (refs.length === 0) return document
   return { ...document, insight_tiles: refs, insight_ids: [...new Set(refs.map((ref) => String(ref.insight)))] }

@@ -13,13 +13,16 @@ export interface TextCard extends JsonObject {
 export interface Tile extends JsonObject {
   id: number
   text: TextCard | null
-  insight?: number
+  insight?: number | null
   color: string | null
   layouts: JsonObject
   show_description: boolean | null
   transparent_background: boolean | null
   deleted: boolean
 }
+
+/** The insight a tile shows; null for a text card (tiles written before insights existed may say `insight: null`). */
+export const tileInsight = (tile: Tile): number | null => (typeof tile.insight === 'number' ? tile.insight : null)
 
 export interface Collaborator extends JsonObject {
   id: string

@@ -1,6 +1,6 @@
 import { apiTime } from '../http/timestamps.js'
 import type { BasicUser } from '../accounts/user-lookup.js'
-import type { Tile } from './events.js'
+import { tileInsight, type Tile } from './events.js'
 import { canEdit, effectivePrivilegeLevel, effectiveRestrictionLevel, type Actor } from './permissions.js'
 import type { Dashboard } from './state.js'
 
@@ -55,14 +55,17 @@ const tileJson = (dashboard: Dashboard, tile: Tile, order: number, users: Users,
 export const visibleTiles = (dashboard: Dashboard, insights: TileInsights = NO_TILE_INSIGHTS): Tile[] => {
   // A loop, not `filter`: kept documents are frozen, and filtering a frozen array takes a slow path.
   const visible: Tile[] = []
-  for (const tile of dashboard.tiles) if (!tile.deleted && (tile.insight === undefined || insights.has(tile.id))) visible.push(tile)
+  for (const tile of dashboard.tiles) if (!tile.deleted && (tileInsight(tile) === null || insights.has(tile.id))) visible.push(tile)
   return visible
 }
 
 /** The ids of the insights a dashboard's live tiles show. */
 export const tileInsightIds = (dashboard: Dashboard): number[] => {
   const ids: number[] = []
-  for (const tile of dashboard.tiles) if (!tile.deleted && tile.insight !== undefined) ids.push(tile.insight)
+  for (const tile of dashboard.tiles) {
+    const insight = tileInsight(tile)
+    if (!tile.deleted && insight !== null) ids.push(insight)
+  }
   return ids
 }
 

@@ -1,4 +1,5 @@
 import { basicUsers } from '../accounts/user-lookup.js'
+import { tileInsight } from '../dashboards/events.js'
 import { NO_TILE_INSIGHTS, tileInsightIds, type TileInsight, type TileInsights } from '../dashboards/serialize.js'
 import type { Dashboard } from '../dashboards/state.js'
 import type { Environment } from '../readstore/environment.js'
@@ -34,7 +35,8 @@ export const tileInsights = async (
   ])
   const shown = new Map<number, TileInsight>()
   for (const tile of dashboard.tiles) {
-    const insight = tile.insight === undefined ? undefined : insights.get(tile.insight)
+    const id = tileInsight(tile)
+    const insight = id === null ? undefined : insights.get(id)
     if (tile.deleted || insight === undefined) continue
     const results = await deps.insightResults(environment, insight, refresh)
     const json = view === 'full' ? insightJson(insight, tiles.get(insight.id) ?? [], results, users) : sharedInsightJson(insight, results)
