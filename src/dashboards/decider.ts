@@ -1,4 +1,4 @@
-import { canonicalJson } from '../kernel/canonical-json.js'
+import { changedFields } from '../kernel/canonical-json.js'
 import { NotFound, PermissionDenied, ValidationFailed, assertNever } from '../kernel/errors.js'
 import type { Decider } from '../kernel/handle-command.js'
 import type { Collaborator, DashboardCreated, DashboardEvent, DashboardFields, Tile } from './events.js'
@@ -55,9 +55,6 @@ const editable = (state: Dashboard | null, actor: Actor, message = NO_EDIT): Das
   return dashboard
 }
 
-const changedFields = (dashboard: Dashboard, changes: Partial<DashboardFields>): Partial<DashboardFields> =>
-  Object.fromEntries(Object.entries(changes).filter(([field, value]) => canonicalJson(dashboard[field]) !== canonicalJson(value)))
-
 const update = (state: Dashboard | null, command: Extract<DashboardCommand, { type: 'UpdateDashboard' }>): DashboardEvent[] => {
   const { actor, at } = command
   // A deleted dashboard is only reachable by a PATCH that restores it.
@@ -81,7 +78,7 @@ const update = (state: Dashboard | null, command: Extract<DashboardCommand, { ty
     }
     const tile = state.tiles.find((t) => t.id === change.tileId)
     if (!tile) throw new ValidationFailed(`Tile ${change.tileId} is not on this dashboard.`, 'tiles')
-    const tileChanges = Object.fromEntries(Object.entries(change.changes).filter(([field, value]) => canonicalJson(tile[field]) !== canonicalJson(value)))
+    const tileChanges = changedFields(tile, change.changes)
     if (Object.keys(tileChanges).length > 0) events.push({ type: 'DashboardTileUpdated', data: { tileId: tile.id, changes: tileChanges, at } })
   }
   if (command.deleted === true && !state.deleted) {

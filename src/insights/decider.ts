@@ -1,4 +1,4 @@
-import { canonicalJson } from '../kernel/canonical-json.js'
+import { changedFields } from '../kernel/canonical-json.js'
 import { NotFound, ValidationFailed, assertNever } from '../kernel/errors.js'
 import type { Decider } from '../kernel/handle-command.js'
 import { tooLongMessage, withinLength } from '../dashboards/limits.js'
@@ -41,8 +41,7 @@ const update = (state: Insight | null, command: Extract<InsightCommand, { type: 
   const { actor: modifiedBy, at } = command
   const events: InsightEvent[] = []
   if (state.deleted) events.push({ type: 'InsightRestored', data: { modifiedBy, at } })
-  const changes = Object.fromEntries(Object.entries(command.changes)
-    .filter(([field, value]) => canonicalJson(state[field]) !== canonicalJson(value))) as Partial<InsightFields>
+  const changes = changedFields(state, command.changes)
   if (Object.keys(changes).length > 0) events.push({ type: 'InsightUpdated', data: { changes, modifiedBy, at } })
   events.push(...dashboardsChanged(command.dashboards, at))
   if (command.deleted === true && !state.deleted) events.push({ type: 'InsightDeleted', data: { modifiedBy, at } })

@@ -19,14 +19,19 @@ const dashboardIds = (tiles: readonly DashboardTileRef[]): number[] => [...new S
 
 const tileRefs = (tiles: readonly DashboardTileRef[]) => tiles.map((tile) => ({ id: tile.id, dashboard_id: tile.dashboard_id, deleted: false }))
 
-/** The full insight shape (`InsightSerializer`), members in PostHog's order. */
-export const insightJson = (insight: Insight, tiles: readonly DashboardTileRef[], results: InsightResultFields, users: Users) => ({
+/** The members both shapes begin with. */
+const identity = (insight: Insight) => ({
   id: insight.id,
   short_id: insight.short_id,
   name: insight.name,
   derived_name: insight.derived_name,
   filters: legacyFilters(insight),
   query: insight.query,
+})
+
+/** The full insight shape (`InsightSerializer`), members in PostHog's order. */
+export const insightJson = (insight: Insight, tiles: readonly DashboardTileRef[], results: InsightResultFields, users: Users) => ({
+  ...identity(insight),
   order: insight.order,
   deleted: insight.deleted,
   dashboards: dashboardIds(tiles),
@@ -63,12 +68,7 @@ export const insightJson = (insight: Insight, tiles: readonly DashboardTileRef[]
 
 /** The light shape `?basic=true` asks for (`InsightBasicSerializer`): no results are computed for it. */
 export const insightBasic = (insight: Insight, tiles: readonly DashboardTileRef[], users: Users) => ({
-  id: insight.id,
-  short_id: insight.short_id,
-  name: insight.name,
-  derived_name: insight.derived_name,
-  filters: legacyFilters(insight),
-  query: insight.query,
+  ...identity(insight),
   dashboards: dashboardIds(tiles),
   dashboard_tiles: tileRefs(tiles),
   description: insight.description,

@@ -1,13 +1,5 @@
-import t, { type Test } from 'tap'
-import { world } from '../../support/world.js'
-import { client } from '../../support/client.js'
-
-const setup = async (t: Test) => {
-  const w = await world(t)
-  const api = client(w.app, w.bearer(w.key.value))
-  const environment = w.installation.environment_id
-  return { ...w, api, base: `/api/environments/${environment}/insights/`, dashboards: `/api/environments/${environment}/dashboards/` }
-}
+import t from 'tap'
+import { insightsWorld as setup } from './support/insights-world.js'
 
 const moment = async (): Promise<string> => {
   await new Promise((resolve) => setTimeout(resolve, 20))

@@ -1,6 +1,6 @@
-import t, { type Test } from 'tap'
-import { context, world } from '../../support/world.js'
-import { client } from '../../support/client.js'
+import t from 'tap'
+import { context } from '../../support/world.js'
+import { insightsWorld as setup } from './support/insights-world.js'
 import { handleCommand } from '../../../src/kernel/handle-command.js'
 import { insightDecider } from '../../../src/insights/decider.js'
 import { insightStream } from '../../../src/insights/events.js'
@@ -8,13 +8,6 @@ import { insightStream } from '../../../src/insights/events.js'
 const TRENDS = {
   kind: 'InsightVizNode',
   source: { kind: 'TrendsQuery', series: [{ kind: 'EventsNode', event: 'signup', math: 'total' }], interval: 'week', dateRange: { date_from: '-90d' } },
-}
-
-const setup = async (t: Test) => {
-  const w = await world(t)
-  const api = client(w.app, w.bearer(w.key.value))
-  const base = `/api/environments/${w.installation.environment_id}/insights/`
-  return { ...w, api, base }
 }
 
 t.test('a create answers 201 with the full shape: the query as given, no results computed', async (t) => {

@@ -1,5 +1,6 @@
 import t, { type Test } from 'tap'
-import { context, world } from '../../support/world.js'
+import { context } from '../../support/world.js'
+import { insightsWorld } from './support/insights-world.js'
 import { client } from '../../support/client.js'
 import { addMember } from '../../support/members.js'
 import { issueApiKey } from '../../../src/accounts/commands.js'
@@ -10,17 +11,14 @@ import { insightStream } from '../../../src/insights/events.js'
 const TRENDS = { kind: 'InsightVizNode', source: { kind: 'TrendsQuery', series: [{ kind: 'EventsNode', event: '$pageview' }] } }
 
 const setup = async (t: Test) => {
-  const w = await world(t)
-  const api = client(w.app, w.bearer(w.key.value))
-  const environment = w.installation.environment_id
-  const insights = `/api/environments/${environment}/insights/`
-  const dashboards = `/api/environments/${environment}/dashboards/`
+  const { base: insights, ...w } = await insightsWorld(t)
+  const { api, dashboards } = w
   const board = async (name: string) => (await api.post(dashboards, { name })).body.id as number
   const tilesOf = async (id: number) => (await api.get(`${dashboards}${id}/`)).body.tiles as { id: number; insight: { id: number } | null; text: unknown }[]
   const legacyKey = await issueApiKey(w.log, { userUuid: w.installation.user_uuid, scopes: null, label: 'legacy' }, context())
   // move_tile takes no scoped key.
   const legacy = client(w.app, w.bearer(legacyKey.value))
-  return { ...w, api, legacy, insights, dashboards, board, tilesOf }
+  return { ...w, legacy, insights, board, tilesOf }
 }
 
 t.test('dashboards on create put a tile of the insight on each, and the dashboard shows the insight', async (t) => {

@@ -1,15 +1,6 @@
-import t, { type Test } from 'tap'
-import { world } from '../../support/world.js'
+import t from 'tap'
 import { client } from '../../support/client.js'
-
-const setup = async (t: Test) => {
-  const w = await world(t)
-  const api = client(w.app, w.bearer(w.key.value))
-  const environment = w.installation.environment_id
-  const base = `/api/environments/${environment}/insights/`
-  const dashboards = `/api/environments/${environment}/dashboards/`
-  return { ...w, api, base, dashboards }
-}
+import { insightsWorld as setup } from './support/insights-world.js'
 
 const TOO_LONG = 'x'.repeat(401)
 

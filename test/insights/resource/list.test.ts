@@ -1,18 +1,14 @@
 import t, { type Test } from 'tap'
-import { world } from '../../support/world.js'
 import { client } from '../../support/client.js'
+import { insightsWorld } from './support/insights-world.js'
 import { addMember } from '../../support/members.js'
 
 const viz = (source: string) => ({ kind: 'InsightVizNode', source: { kind: source, series: [] } })
 
 const setup = async (t: Test) => {
-  const w = await world(t)
-  const api = client(w.app, w.bearer(w.key.value))
-  const environment = w.installation.environment_id
-  const base = `/api/environments/${environment}/insights/`
-  const dashboards = `/api/environments/${environment}/dashboards/`
-  const names = async (query = '') => ((await api.get(`${base}${query}`)).body.results as { name: string }[]).map((i) => i.name)
-  return { ...w, api, base, dashboards, names }
+  const w = await insightsWorld(t)
+  const names = async (query = '') => ((await w.api.get(`${w.base}${query}`)).body.results as { name: string }[]).map((i) => i.name)
+  return { ...w, names }
 }
 
 t.test('the list pages with limit and offset and absolute links, in `order` then id', async (t) => {

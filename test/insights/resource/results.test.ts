@@ -1,6 +1,5 @@
 import t from 'tap'
-import { world } from '../../support/world.js'
-import { client } from '../../support/client.js'
+import { insightsWorld } from './support/insights-world.js'
 import { notComputedResults, refreshMode, resultsCacheKey, type InsightResults, type RefreshMode } from '../../../src/insights/results.js'
 
 const RESULT_FIELDS = [
@@ -39,11 +38,9 @@ t.test('the injected function gives every result member of insights, lists and d
       filters_hash: `cache_${environment.id}`,
     }
   }
-  const w = await world(t, { app: { insightResults: computed } })
-  const api = client(w.app, w.bearer(w.key.value))
-  const environment = w.installation.environment_id
-  const base = `/api/environments/${environment}/insights/`
-  const board = await api.post(`/api/environments/${environment}/dashboards/`, { name: 'board' })
+  const { api, base, dashboards, installation } = await insightsWorld(t, { insightResults: computed })
+  const environment = installation.environment_id
+  const board = await api.post(dashboards, { name: 'board' })
   const created = await api.post(base, { name: 'computed', dashboards: [board.body.id] })
   t.match(created.body, {
     result: [{ label: 'computed', data: [1, 2, 3] }], hasMore: false, columns: ['a'], types: ['Int'], hogql: 'SELECT 1',

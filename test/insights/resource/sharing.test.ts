@@ -1,13 +1,12 @@
 import t, { type Test } from 'tap'
-import { world } from '../../support/world.js'
 import { client } from '../../support/client.js'
+import { insightsWorld } from './support/insights-world.js'
 
 const setup = async (t: Test) => {
-  const w = await world(t)
-  const api = client(w.app, w.bearer(w.key.value))
-  const base = `/api/environments/${w.installation.environment_id}/insights/`
+  const w = await insightsWorld(t)
+  const { api, base } = w
   const { body } = await api.post(base, { name: 'shared insight', query: { kind: 'HogQuery', code: 'return 1' } })
-  return { ...w, api, base, insight: body, url: `${base}${body.id}/sharing/` }
+  return { ...w, insight: body, url: `${base}${body.id}/sharing/` }
 }
 
 t.test('a new insight has sharing off, a stable token and no created_at yet', async (t) => {
