@@ -29,8 +29,9 @@ const SUMMARY_FIELDS: readonly (keyof InsightSummary)[] = [
   'created_at', 'last_modified_at', 'updated_at', 'kind',
 ]
 
-/** Python's `str_to_bool`, which PostHog reads `?saved=` with. */
-const truthy = (value: string): boolean => ['y', 'yes', 't', 'true', 'on', '1'].includes(value.trim().toLowerCase())
+/** Python's `str_to_bool`, which PostHog reads `?saved=` and `?basic=` with. */
+export const truthy = (value: string | undefined): boolean =>
+  value !== undefined && ['y', 'yes', 't', 'true', 'on', '1'].includes(value.trim().toLowerCase())
 
 /** A list parameter given as JSON (`[1, 2]`); a single value stands for a list of one. */
 const jsonList = <T>(raw: string, attr: string, item: (value: unknown) => value is T, example: string): T[] => {

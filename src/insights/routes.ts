@@ -13,7 +13,7 @@ import { NotFound } from '../kernel/errors.js'
 import { insightActivity } from './activity.js'
 import { insightAudit } from './audited.js'
 import { insightStream } from './events.js'
-import { listInsights } from './listing.js'
+import { listInsights, truthy } from './listing.js'
 import { presentInsight, presentInsights, presentPast, type Shape } from './present.js'
 import { refreshMode } from './results.js'
 import { insightBody } from './schemas.js'
@@ -29,9 +29,6 @@ const ListQuery = queryOf(
   'saved', 'short_id', 'search', 'dashboards', 'tags', 'created_by', 'favorited', 'user', 'insight', 'order', 'basic', 'refresh',
 )
 const DetailQuery = AsOfQuery.extend({ basic: z.string().optional(), refresh: z.string().optional() })
-
-/** Python's `str_to_bool`, as PostHog reads `?basic=`. */
-const truthy = (value: string | undefined): boolean => value !== undefined && ['y', 'yes', 't', 'true', 'on', '1'].includes(value.trim().toLowerCase())
 
 const shapeOf = (query: { basic?: string | undefined; refresh?: string | undefined }): Shape =>
   truthy(query.basic) ? { basic: true } : { basic: false, refresh: refreshMode(query.refresh) }
