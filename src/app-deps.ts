@@ -8,6 +8,7 @@ import type { ReadModels } from './readstore/read-models.js'
 import type { AuditedResource } from './readstore/audited-resource.js'
 import type { RateWindow } from './auth/rate-limit.js'
 import type { TokenResolver } from './ingestion/environments.js'
+import type { InsightResults } from './insights/results.js'
 
 export type HttpRole = 'api' | 'ingest'
 
@@ -38,6 +39,8 @@ export interface AppDeps {
   readonly authFailureLimits?: readonly RateWindow[]
   /** Addresses of the proxies in front, whose `X-Forwarded-For` names the client, and which are not held to the cap per address. */
   readonly trustedProxies?: readonly string[]
+  /** Computes insights' results; by default the query service over the read models (`queriedInsightResults`). */
+  readonly insightResults?: InsightResults
 }
 
 /** What every route plugin of a feature module is given: the app's dependencies and what the app builds from them. */
@@ -47,4 +50,5 @@ export interface RouteDeps extends AppDeps {
   readonly delivery: { readonly channels: Channels; readonly publicUrl: string }
   /** Every audited resource of every module. */
   readonly audited: readonly AuditedResource[]
+  readonly insightResults: InsightResults
 }

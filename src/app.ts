@@ -23,6 +23,7 @@ import { lastValues } from './http/query-string.js'
 import { recordRoutes } from './http/route-table.js'
 import { useCors } from './ingestion/cors.js'
 import { TokenResolver } from './ingestion/environments.js'
+import { queriedInsightResults } from './insights/query/insight-results.js'
 
 /** Connections one process keeps open at most; more are refused until some close. */
 export const MAX_CONNECTIONS = 4096
@@ -75,7 +76,9 @@ export const buildApp = async (deps: AppDeps): Promise<FastifyInstance> => {
     channels: deliveryChannels({ mailer: deps.mailer, allowPrivate: false, timeoutMs: 10_000, log: (fields, message) => app.log.warn(fields, message) }),
     publicUrl: 'http://localhost:8000',
   }
-  const routeDeps: RouteDeps = { ...deps, tokens: new TokenResolver(deps), delivery, audited: auditedResources }
+  const routeDeps: RouteDeps = {
+    ...deps, tokens: new TokenResolver(deps), delivery, audited: auditedResources, insightResults: deps.insightResults ?? queriedInsightResults(deps.models),
+  }
   const loaded: ModuleRoutes<RouteDeps>[] = await Promise.all(MODULES.map((module) => module.routes?.() ?? {}))
   const routes = (role: keyof ModuleRoutes<RouteDeps>) => loaded.flatMap((group) => group[role] ?? [])
   if (deps.roles.includes('api')) {

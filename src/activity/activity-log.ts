@@ -24,7 +24,7 @@ export interface ActivityEntry {
   activity: string
   scope: string
   item_id: string
-  detail: { id: string; name: string | null; changes: Change[]; merge: null; trigger: null; short_id: null; type: null }
+  detail: { id: string; name: string | null; changes: Change[]; merge: null; trigger: null; short_id: string | null; type: null }
   created_at: string
   is_system: boolean
   unread: boolean
@@ -59,6 +59,7 @@ export const activityEntries = <State extends JsonObject | null, Event>(
   source: ActivitySource<State, Event>, itemId: string, recorded: readonly RecordedEvent[],
 ): Array<Omit<ActivityEntry, 'user'> & { actor: string }> => {
   let state = source.initialState
+  const fieldsOf = (shown: State): JsonObject | null => (source.fieldsOf ? source.fieldsOf(shown) : shown)
   return byCommand(recorded).map((events) => {
     const before = state
     const verbs = events.map((event) => {
@@ -74,8 +75,8 @@ export const activityEntries = <State extends JsonObject | null, Event>(
       scope: source.scope,
       item_id: itemId,
       detail: {
-        id: itemId, name: source.nameOf(state), changes: fieldChanges(source.scope, before, state, source.ignoredFields),
-        merge: null, trigger: null, short_id: null, type: null,
+        id: itemId, name: source.nameOf(state), changes: fieldChanges(source.scope, fieldsOf(before), fieldsOf(state), source.ignoredFields),
+        merge: null, trigger: null, short_id: source.shortIdOf?.(state) ?? null, type: null,
       },
       created_at: apiTime(String(first.metadata?.['occurredAt'] ?? '')),
       is_system: false,

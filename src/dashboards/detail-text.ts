@@ -3,7 +3,7 @@ import { FrozenTexts } from '../kernel/frozen-texts.js'
 import { JsonObjectText } from '../kernel/json-text.js'
 import type { Tile } from './events.js'
 import { canEdit, effectivePrivilegeLevel, effectiveRestrictionLevel, type Actor } from './permissions.js'
-import { visibleTiles } from './serialize.js'
+import { NO_TILE_INSIGHTS, visibleTiles, type TileInsight, type TileInsights } from './serialize.js'
 import type { Dashboard } from './state.js'
 
 /** Basic users as JSON text, by uuid. */
@@ -13,15 +13,18 @@ const mentioned = (users: UserTexts, uuid: string | null): string | null => (uui
 
 const tileTexts = new FrozenTexts<Tile>()
 
-/** A tile's text, written once per kept tile while its place and its users' texts stay the same. */
-const tileText = (dashboard: Dashboard, tile: Tile, order: number, users: UserTexts): string => {
+/** A tile's text, written once per kept tile while its place, its users' texts and its insight's text stay the same. */
+const tileText = (dashboard: Dashboard, tile: Tile, order: number, users: UserTexts, insight: TileInsight | undefined): string => {
   const createdBy = mentioned(users, tile.text?.created_by ?? null)
   const modifiedBy = mentioned(users, tile.text?.last_modified_by ?? null)
-  return tileTexts.text(tile, [dashboard.id, dashboard.environment_id, order, createdBy, modifiedBy], () => writeTile(dashboard, tile, order, createdBy, modifiedBy))
+  const inputs = [dashboard.id, dashboard.environment_id, order, createdBy, modifiedBy, insight?.text, insight?.last_refresh, insight?.is_cached]
+  return tileTexts.text(tile, inputs, () => writeTile(dashboard, tile, order, createdBy, modifiedBy, insight))
 }
 
-const writeTile = (dashboard: Dashboard, tile: Tile, order: number, createdBy: string | null, modifiedBy: string | null): string => {
-  const json = new JsonObjectText().add('id', tile.id).add('dashboard_id', dashboard.id).add('insight', null)
+const writeTile = (
+  dashboard: Dashboard, tile: Tile, order: number, createdBy: string | null, modifiedBy: string | null, insight: TileInsight | undefined,
+): string => {
+  const json = new JsonObjectText().add('id', tile.id).add('dashboard_id', dashboard.id).text('insight', insight?.text ?? null)
   const card = tile.text
   if (card) {
     json.text('text', new JsonObjectText()
@@ -39,8 +42,8 @@ const writeTile = (dashboard: Dashboard, tile: Tile, order: number, createdBy: s
     .add('show_description', tile.show_description)
     .add('transparent_background', tile.transparent_background)
     .add('order', order)
-    .add('last_refresh', null)
-    .add('is_cached', false)
+    .add('last_refresh', insight?.last_refresh ?? null)
+    .add('is_cached', insight?.is_cached ?? false)
     .end()
 }
 
@@ -77,11 +80,11 @@ const tailText = (dashboard: Dashboard): string => tails.text(dashboard, [], () 
  * dashboardDetail(…))`, byte for byte. What depends on the kept document (and its users' texts)
  * alone is written once per document; what depends on the caller, their levels, every time.
  */
-export const dashboardDetailText = (dashboard: Dashboard, actor: Actor, users: UserTexts): string =>
+export const dashboardDetailText = (dashboard: Dashboard, actor: Actor, users: UserTexts, insights: TileInsights = NO_TILE_INSIGHTS): string =>
   new JsonObjectText()
     .members(headText(dashboard, users.get(dashboard.created_by) ?? null))
     .add('effective_privilege_level', effectivePrivilegeLevel(dashboard, actor))
     .add('user_access_level', canEdit(dashboard, actor) ? 'editor' : 'viewer')
     .members(tailText(dashboard))
-    .items('tiles', visibleTiles(dashboard).map((tile, order) => tileText(dashboard, tile, order, users)))
+    .items('tiles', visibleTiles(dashboard, insights).map((tile, order) => tileText(dashboard, tile, order, users, insights.get(tile.id))))
     .end()

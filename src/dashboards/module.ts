@@ -2,10 +2,10 @@ import type { FeatureModule } from '../http/feature-module.js'
 import { dashboardActivity } from './activity.js'
 import { DASHBOARD_EVENT_TYPES, dashboardStream } from './events.js'
 import { dashboards } from './projection.js'
-import type { DashboardDeps } from './service.js'
+import type { DashboardRouteDeps } from './service.js'
 
 /** Dashboards, their tiles, collaborators and sharing. */
-export const dashboardsModule: FeatureModule<DashboardDeps> = {
+export const dashboardsModule: FeatureModule<DashboardRouteDeps> = {
   name: 'dashboards',
   eventTypes: DASHBOARD_EVENT_TYPES,
   projectors: [dashboards],

@@ -1,6 +1,5 @@
 import { DASHBOARD_EVENT_TYPES, type DashboardEvent } from './events.js'
-import type { DashboardDocument } from './document.js'
-import { listOrderKey } from './list-order.js'
+import { dashboardDocument, type DashboardDocument } from './document.js'
 import { evolveDashboard } from './state.js'
 import { CHANGE_COMMITTED, changeEvents } from '../kernel/change-parts.js'
 import { asDomainEvent, documentProjector } from '../readstore/projector.js'
@@ -9,7 +8,8 @@ const STREAM = 'dashboard-'
 
 /**
  * Dashboards with their tiles, collaborators and sharing, exactly as their events leave them.
- * Version 2 adds `list_order`, so that the stores page the list in its own order.
+ * Version 2 adds `list_order`, so that the stores page the list in its own order; dashboards
+ * with insight tiles also carry `insight_tiles` and `insight_ids` (see `dashboardDocument`).
  */
 export const dashboards = documentProjector<DashboardDocument>({
   name: 'dashboards',
@@ -23,6 +23,6 @@ export const dashboards = documentProjector<DashboardDocument>({
   idOf: (event) => (event.streamId.startsWith(STREAM) && event.type !== CHANGE_COMMITTED ? event.streamId.slice(STREAM.length) : null),
   evolve: (doc, event) => {
     const next = evolveDashboard(doc, asDomainEvent<DashboardEvent>(event))
-    return next && { ...next, list_order: listOrderKey(next.name) }
+    return next && dashboardDocument(next)
   },
 })

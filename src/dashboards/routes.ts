@@ -17,7 +17,10 @@ import { createDashboardBody, moveTileBody, updateDashboardBody } from './schema
 import { dashboardBasic, usersMentioned } from './serialize.js'
 import { dashboardDetailText } from './detail-text.js'
 import { sendJsonText } from '../http/json-reply.js'
-import { createDashboard, findDashboard, liveDashboard, updateDashboard, type DashboardDeps } from './service.js'
+import { createDashboard, findDashboard, liveDashboard, updateDashboard, type DashboardRouteDeps } from './service.js'
+import { refreshMode, type RefreshMode } from '../insights/results.js'
+import { tileInsights } from '../insights/tile-insights.js'
+import type { Environment } from '../readstore/environment.js'
 import { moveTile } from './tile-moves.js'
 import { evolveDashboard, type Dashboard } from './state.js'
 
@@ -27,13 +30,20 @@ const WRITE = { scopes: ['dashboard:write'] }
 const IdParams = ScopedIdParams
 type IdParams = z.infer<typeof IdParams>
 
+const DetailQuery = AsOfQuery.extend({ refresh: z.string().optional() })
+
 /** Dashboards of one environment: list, create, get, PATCH (soft delete and restore), 405 on DELETE, move_tile, activity. */
-export const dashboardRoutes: FastifyPluginAsync<DashboardDeps> = async (app, deps) => {
+export const dashboardRoutes: FastifyPluginAsync<DashboardRouteDeps> = async (app, deps) => {
   useFormBodies(app)
   const { models } = deps
 
-  const detail = async (reply: FastifyReply, dashboard: Dashboard, actor: ReturnType<typeof actorOf>) =>
-    sendJsonText(reply, dashboardDetailText(dashboard, actor, await basicUserTexts(models, usersMentioned(dashboard))))
+  /** The detail shape, insight tiles showing their insights with results under `refresh` (from the cache unless asked). */
+  const detail = async (
+    reply: FastifyReply, environment: Environment, dashboard: Dashboard, actor: ReturnType<typeof actorOf>, refresh: RefreshMode = 'force_cache',
+  ) => {
+    const [users, insights] = await Promise.all([basicUserTexts(models, usersMentioned(dashboard)), tileInsights(deps, environment, dashboard, refresh)])
+    return sendJsonText(reply, dashboardDetailText(dashboard, actor, users, insights))
+  }
 
   app.withTypeProvider<ZodTypeProvider>().get('/dashboards/', { config: READ, schema: { params: ScopedParams, querystring: queryOf('tags', 'creation_mode') } }, async (request) => {
     const environment = await environmentOf(request, models)
@@ -50,20 +60,21 @@ export const dashboardRoutes: FastifyPluginAsync<DashboardDeps> = async (app, de
     const environment = await environmentOf(request, models)
     const body = parseBody(createDashboardBody, request.body)
     const dashboard = await createDashboard(deps, environment, body, commandContext(request))
-    return detail(reply.status(201), dashboard, actorOf(request))
+    return detail(reply.status(201), environment, dashboard, actorOf(request))
   })
 
   app.withTypeProvider<ZodTypeProvider>().get('/dashboards/:id/', {
-    config: READ, schema: { params: DetailParams, querystring: AsOfQuery },
+    config: READ, schema: { params: DetailParams, querystring: DetailQuery },
   }, async (request, reply) => {
     const environment = await environmentOf(request, models)
     const { as_of: asOf } = request.query
-    if (asOf === undefined) return detail(reply, await liveDashboard(models, environment, request.params.id), actorOf(request))
+    const refresh = refreshMode(request.query.refresh)
+    if (asOf === undefined) return detail(reply, environment, await liveDashboard(models, environment, request.params.id), actorOf(request), refresh)
     // History answers for deleted dashboards too: the state then, `deleted` included.
     const current = await findDashboard(models, environment, request.params.id)
     const past = await stateAsOf(deps.log, dashboardStream(current.id), evolveDashboard, null, cutoffAt(asOf))
     if (!past) throw new NotFound()
-    return detail(reply, past, actorOf(request))
+    return detail(reply, environment, past, actorOf(request), refresh)
   })
 
   app.patch<{ Params: IdParams }>('/dashboards/:id/', { schema: { params: IdParams }, config: WRITE }, async (request, reply) => {
@@ -71,7 +82,7 @@ export const dashboardRoutes: FastifyPluginAsync<DashboardDeps> = async (app, de
     const dashboard = await findDashboard(models, environment, request.params.id)
     const body = parseBody(updateDashboardBody, request.body)
     const actor = actorOf(request)
-    return detail(reply, await updateDashboard(deps, dashboard, body, actor, commandContext(request)), actor)
+    return detail(reply, environment, await updateDashboard(deps, dashboard, body, actor, commandContext(request)), actor)
   })
 
   // Hard deletion is refused with a bare 405; PATCH `deleted: true` soft-deletes.
@@ -83,7 +94,7 @@ export const dashboardRoutes: FastifyPluginAsync<DashboardDeps> = async (app, de
     const body = parseBody(moveTileBody, request.body)
     const destination = await liveDashboard(models, environment, body.toDashboard)
     const actor = actorOf(request)
-    return detail(reply, await moveTile(deps, source, destination, body.tile.id, actor, commandContext(request)), actor)
+    return detail(reply, environment, await moveTile(deps, source, destination, body.tile.id, actor, commandContext(request)), actor)
   })
 
   app.get<{ Params: IdParams }>('/dashboards/:id/activity/', { schema: { params: IdParams }, config: READ }, async (request) => {

@@ -1,10 +1,22 @@
 import { apiTime } from '../http/timestamps.js'
 import type { BasicUser } from '../accounts/user-lookup.js'
-import type { Tile } from './events.js'
+import { tileInsight, type Tile } from './events.js'
 import { canEdit, effectivePrivilegeLevel, effectiveRestrictionLevel, type Actor } from './permissions.js'
 import type { Dashboard } from './state.js'
 
 type Users = ReadonlyMap<string, BasicUser>
+
+/** What an insight tile shows: its insight as the insights API writes it (JSON text), and the tile's refresh state. */
+export interface TileInsight {
+  readonly text: string
+  readonly last_refresh: string | null
+  readonly is_cached: boolean
+}
+
+/** The insights of a dashboard's tiles, by tile id; a tile whose insight is deleted or missing has none, and is not shown. */
+export type TileInsights = ReadonlyMap<number, TileInsight>
+
+export const NO_TILE_INSIGHTS: TileInsights = new Map()
 
 /** Every user a dashboard's response mentions. */
 export const usersMentioned = (dashboard: Dashboard): string[] => {
@@ -18,10 +30,10 @@ export const usersMentioned = (dashboard: Dashboard): string[] => {
   return users
 }
 
-const tileJson = (dashboard: Dashboard, tile: Tile, order: number, users: Users) => ({
+const tileJson = (dashboard: Dashboard, tile: Tile, order: number, users: Users, insight: TileInsight | undefined) => ({
   id: tile.id,
   dashboard_id: dashboard.id,
-  insight: null,
+  insight: insight ? JSON.parse(insight.text) as unknown : null,
   text: tile.text && {
     id: tile.text.id,
     body: tile.text.body,
@@ -35,15 +47,26 @@ const tileJson = (dashboard: Dashboard, tile: Tile, order: number, users: Users)
   show_description: tile.show_description,
   transparent_background: tile.transparent_background,
   order,
-  last_refresh: null,
-  is_cached: false,
+  last_refresh: insight?.last_refresh ?? null,
+  is_cached: insight?.is_cached ?? false,
 })
 
-export const visibleTiles = (dashboard: Dashboard): Tile[] => {
+/** Live tiles: text cards, and insight tiles whose insight is live. */
+export const visibleTiles = (dashboard: Dashboard, insights: TileInsights = NO_TILE_INSIGHTS): Tile[] => {
   // A loop, not `filter`: kept documents are frozen, and filtering a frozen array takes a slow path.
   const visible: Tile[] = []
-  for (const tile of dashboard.tiles) if (!tile.deleted) visible.push(tile)
+  for (const tile of dashboard.tiles) if (!tile.deleted && (tileInsight(tile) === null || insights.has(tile.id))) visible.push(tile)
   return visible
+}
+
+/** The ids of the insights a dashboard's live tiles show. */
+export const tileInsightIds = (dashboard: Dashboard): number[] => {
+  const ids: number[] = []
+  for (const tile of dashboard.tiles) {
+    const insight = tileInsight(tile)
+    if (!tile.deleted && insight !== null) ids.push(insight)
+  }
+  return ids
 }
 
 /** What the list item shape reads of a dashboard (`listing.ts` loads just these fields). */
@@ -72,15 +95,15 @@ export const dashboardBasic = (dashboard: DashboardSummary, actor: Actor, users:
   team_id: dashboard.environment_id,
 })
 
-export const dashboardDetail = (dashboard: Dashboard, actor: Actor, users: Users) => ({
+export const dashboardDetail = (dashboard: Dashboard, actor: Actor, users: Users, insights: TileInsights = NO_TILE_INSIGHTS) => ({
   ...dashboardBasic(dashboard, actor, users),
   filters: dashboard.filters,
   variables: dashboard.variables,
-  tiles: visibleTiles(dashboard).map((tile, order) => tileJson(dashboard, tile, order, users)),
+  tiles: visibleTiles(dashboard, insights).map((tile, order) => tileJson(dashboard, tile, order, users, insights.get(tile.id))),
 })
 
 /** What `/shared/{token}` shows: the dashboard's public fields, as PostHog's public view reports levels. */
-export const sharedDashboard = (dashboard: Dashboard, users: Users) => ({
+export const sharedDashboard = (dashboard: Dashboard, users: Users, insights: TileInsights = NO_TILE_INSIGHTS) => ({
   id: dashboard.id,
   name: dashboard.name,
   description: dashboard.description,
@@ -88,7 +111,7 @@ export const sharedDashboard = (dashboard: Dashboard, users: Users) => ({
   filters: dashboard.filters,
   variables: dashboard.variables,
   tags: dashboard.tags,
-  tiles: visibleTiles(dashboard).map((tile, order) => tileJson(dashboard, tile, order, users)),
+  tiles: visibleTiles(dashboard, insights).map((tile, order) => tileJson(dashboard, tile, order, users, insights.get(tile.id))),
   effective_restriction_level: 37,
   effective_privilege_level: 21,
 })

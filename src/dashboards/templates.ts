@@ -1,6 +1,6 @@
 /**
- * Built-in dashboard templates. Hedgelog has no insights, so a template fills what a dashboard
- * itself holds: name, description, tags, and text cards that say what to add.
+ * Built-in dashboard templates. A template fills what a dashboard itself holds: name,
+ * description, tags, and text cards that say what to add (it creates no insights).
  */
 export interface DashboardTemplate {
   readonly name: string

@@ -11,6 +11,10 @@ export interface ActivitySource<State extends JsonObject | null, Event> {
   /** The verb PostHog's activity log uses for this event ('created', 'updated', 'deleted', …). */
   readonly activityOf: (event: Event) => string
   readonly nameOf: (state: State) => string | null
+  /** The short id PostHog shows in an entry's detail, for resources that have one (insights). */
+  readonly shortIdOf?: (state: State) => string | null
+  /** The fields whose changes an entry lists, where they are not the state's own (default: the state). */
+  readonly fieldsOf?: (state: State) => JsonObject | null
   /** Fields that change on every event (timestamps) and say nothing to a reader. */
   readonly ignoredFields: readonly string[]
 }

@@ -36,7 +36,10 @@ export interface SubscriptionDeps {
 const READ = { scopes: ['subscription:read'] }
 const WRITE = { scopes: ['subscription:write'] }
 
-/** A subscription delivers a live dashboard or insight of its own environment. Hedgelog keeps no insights. */
+/**
+ * A subscription delivers a live dashboard of its own environment. Deliveries are of dashboards
+ * (`src/delivery/`), so a subscription to an insight is refused as PostHog refuses an insight it cannot find.
+ */
 const checkTarget = async (models: ReadModels, environment: Environment, fields: Pick<SubscriptionFields, 'dashboard' | 'insight'>) => {
   if (fields.dashboard === null && fields.insight === null) throw new ValidationFailed('Either dashboard or insight is required for an export.')
   if (fields.dashboard !== null) {

@@ -52,6 +52,24 @@ t.test('the detail text is JSON.stringify of the detail shape, byte for byte', a
   }
 })
 
+t.test('insight tiles: the detail text holds each tile\'s insight text and refresh state, byte for byte', async (t) => {
+  const documents = [ada, bob]
+  const shapes = new Map(documents.map((user) => [user.uuid, basicUser(user)]))
+  const texts = new Map(documents.map((user) => [user.uuid, basicUserText(user)]))
+  const withInsights = deepFreeze(dashboard({
+    tiles: [tile(1), tile(8, { text: null, insight: 40 }), tile(9, { text: null, insight: 41 }), tile(10, { text: null, insight: null })],
+  }))
+  const insights = new Map([[8, { text: JSON.stringify({ id: 40, name: 'Signups "weekly"', result: null }), last_refresh: '2024-01-08T12:00:00Z', is_cached: true }]])
+  for (const actor of actors) {
+    const text = dashboardDetailText(withInsights, actor, texts, insights)
+    t.equal(text, JSON.stringify(dashboardDetail(withInsights, actor, shapes, insights)), `as ${actor.uuid}`)
+    const shown = JSON.parse(text).tiles.map((shownTile: { id: number; order: number }) => [shownTile.id, shownTile.order])
+    t.same(shown, [[1, 0], [8, 1], [10, 2]], 'a tile whose insight is not given is not shown; `insight: null` is a text card')
+  }
+  const refreshed = new Map([[8, { ...insights.get(8)!, is_cached: false }]])
+  t.equal(JSON.parse(dashboardDetailText(withInsights, actors[0]!, texts, refreshed)).tiles[1].is_cached, false, 'a kept tile text follows its insight')
+})
+
 t.test('a user text is written once per frozen document, and never kept for one that may still change', async (t) => {
   t.equal(basicUserText(ada), JSON.stringify(basicUser(ada)))
   t.equal(basicUserText(ada), basicUserText(ada))
