@@ -19,13 +19,13 @@ const stickiness = async (events: QueryEvent[], q: NaiveQuery, cumulative: boole
     kind: 'StickinessQuery', ...base(q), series: q.series.map((s) => ({ kind: 'EventsNode', event: s.event, properties: s.properties })),
     stickinessFilter: { computedAs: cumulative ? 'cumulative' : 'non_cumulative' },
   })
-  const engine = (await runQuery(node, inputOf(q), memorySource(events))).results.map((r) => (r as { data: number[] }).data)
+  const engine = ((await runQuery(node, inputOf(q), memorySource(events))).results as { data: number[] }[]).map((r) => r.data)
   return [engine, naiveStickiness(q, events, cumulative)] as const
 }
 
 const lifecycle = async (events: QueryEvent[], q: NaiveQuery) => {
   const node = parseQueryNode({ kind: 'LifecycleQuery', ...base(q), series: [{ kind: 'EventsNode', event: q.series[0]!.event, properties: q.series[0]!.properties }] })
-  const engine = Object.fromEntries((await runQuery(node, inputOf(q), memorySource(events))).results.map((r) => [(r as { status: string }).status, (r as { data: number[] }).data]))
+  const engine = Object.fromEntries(((await runQuery(node, inputOf(q), memorySource(events))).results as { status: string; data: number[] }[]).map((r) => [r.status, r.data]))
   return [engine, naiveLifecycle(q, events)] as const
 }
 

@@ -1,12 +1,13 @@
 import { assertNever } from '../../kernel/errors.js'
 import { QueryRefused } from '../errors.js'
+import { runFunnels, type FunnelsResponse } from '../funnels/run-funnels.js'
 import { runLifecycle, type LifecycleResponse } from '../lifecycle/run-lifecycle.js'
 import type { QueryNode } from '../schema/query-node.js'
 import { runStickiness, type StickinessResponse } from '../stickiness/run-stickiness.js'
 import { runTrends, type TrendsResponse } from '../trends/run-trends.js'
 import type { QueryInput, QuerySource } from './data.js'
 
-export type QueryResponse = TrendsResponse | StickinessResponse | LifecycleResponse
+export type QueryResponse = TrendsResponse | StickinessResponse | LifecycleResponse | FunnelsResponse
 
 /**
  * Runs a validated query node against a store. Trends, stickiness and lifecycle run here; the
@@ -18,7 +19,7 @@ export const runQuery = (node: QueryNode, input: QueryInput, source: QuerySource
     case 'StickinessQuery': return runStickiness(node, input, source)
     case 'LifecycleQuery': return runLifecycle(node, input, source)
     case 'HogQLQuery': throw new QueryRefused('HogQL queries are not supported: Hedgelog does not run HogQL.', 'unsupported_query', 'kind')
-    case 'FunnelsQuery':
+    case 'FunnelsQuery': return runFunnels(node, input, source)
     case 'RetentionQuery':
     case 'EventsQuery':
     case 'ActorsQuery':
