@@ -1,5 +1,6 @@
 import { QueryRefused } from '../errors.js'
-import { compileProperties, type Needs, type RowTest } from '../properties/compile-filters.js'
+import { compileProperties, type Needs } from '../properties/compile-filters.js'
+import type { EventMatcher } from '../properties/event-matcher.js'
 import type { AnyPropertyFilter } from '../schema/property-filters.js'
 import type { FunnelExclusion, FunnelsQuery } from '../schema/insight-queries.js'
 import type { EventsNode } from '../schema/series.js'
@@ -7,12 +8,6 @@ import { eventsNodeOf } from '../trends/series-plan.js'
 
 /** Funnels keep matched steps as bits of one number. */
 export const MAX_STEPS = 30
-
-/** One step, or one exclusion: an event name (null: every event) and its own filters. */
-export interface EventMatcher {
-  readonly event: string | null
-  readonly test: RowTest
-}
 
 export interface StepPlan extends EventMatcher {
   readonly node: EventsNode
@@ -59,9 +54,6 @@ export const coversEntity = (a: Entity, b: Entity): boolean =>
   (a.event ?? null) === (b.event ?? null) &&
   isSubMultiset(reprs(a.properties), reprs(b.properties)) &&
   isSubMultiset(reprs(a.fixedProperties), reprs(b.fixedProperties))
-
-export const matches = (matcher: EventMatcher, row: Parameters<RowTest>[0]): boolean =>
-  (matcher.event === null || row.event.event === matcher.event) && matcher.test(row)
 
 const stepNodes = (query: FunnelsQuery): EventsNode[] => {
   if (query.series.length > MAX_STEPS) throw new QueryRefused(`A funnel has at most ${MAX_STEPS} steps.`, 'invalid_input', 'series')

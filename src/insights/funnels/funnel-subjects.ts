@@ -7,7 +7,8 @@ import type { FunnelsQuery } from '../schema/insight-queries.js'
 import type { ResolvedRange } from '../time/date-range.js'
 import { attemptsOf, bestAttempt, type Attempt, type FunnelEvent, type FunnelRules } from './attempts.js'
 import { compileFunnelBreakdown, funnelValueKey, isEmptyValue, type FunnelBreakdown, type FunnelValue } from './funnel-breakdown.js'
-import { compileExclusions, compileSteps, matches, windowMs, type ExclusionPlan, type OrderType, type StepPlan } from './funnel-steps.js'
+import { matches } from '../properties/event-matcher.js'
+import { compileExclusions, compileSteps, windowMs, type ExclusionPlan, type OrderType, type StepPlan } from './funnel-steps.js'
 
 export interface FunnelPlan {
   readonly steps: readonly StepPlan[]
