@@ -2,13 +2,14 @@ import { assertNever } from '../../kernel/errors.js'
 import { QueryRefused } from '../errors.js'
 import { runFunnels, type FunnelsResponse } from '../funnels/run-funnels.js'
 import { runRetention, type RetentionResponse } from '../retention/run-retention.js'
+import { runEventsQuery, type EventsQueryResponse } from '../events-query/run-events-query.js'
 import { runLifecycle, type LifecycleResponse } from '../lifecycle/run-lifecycle.js'
 import type { QueryNode } from '../schema/query-node.js'
 import { runStickiness, type StickinessResponse } from '../stickiness/run-stickiness.js'
 import { runTrends, type TrendsResponse } from '../trends/run-trends.js'
 import type { QueryInput, QuerySource } from './data.js'
 
-export type QueryResponse = TrendsResponse | StickinessResponse | LifecycleResponse | FunnelsResponse | RetentionResponse
+export type QueryResponse = TrendsResponse | StickinessResponse | LifecycleResponse | FunnelsResponse | RetentionResponse | EventsQueryResponse
 
 /**
  * Runs a validated query node against a store. Trends, stickiness and lifecycle run here; the
@@ -22,7 +23,7 @@ export const runQuery = (node: QueryNode, input: QueryInput, source: QuerySource
     case 'HogQLQuery': throw new QueryRefused('HogQL queries are not supported: Hedgelog does not run HogQL.', 'unsupported_query', 'kind')
     case 'FunnelsQuery': return runFunnels(node, input, source)
     case 'RetentionQuery': return runRetention(node, input, source)
-    case 'EventsQuery':
+    case 'EventsQuery': return runEventsQuery(node, input, source)
     case 'ActorsQuery':
     case 'InsightActorsQuery': throw new QueryRefused(`${node.kind} is not supported yet.`, 'unsupported_query', 'kind')
     default: return assertNever(node)
