@@ -6,6 +6,7 @@ import { noNeeds } from '../properties/compile-filters.js'
 import type { LifecycleQuery } from '../schema/insight-queries.js'
 import { alignLocal, nextBucket, type ResolvedRange } from '../time/date-range.js'
 import { bucketDay, bucketLabel } from '../time/labels.js'
+import type { Zone } from '../time/zone.js'
 import { compileSeries, eventsNodeOf } from '../trends/series-plan.js'
 import { LIFECYCLE_ORDER, lifecycleStatuses, type LifecycleStatus } from './lifecycle-status.js'
 
@@ -35,6 +36,7 @@ export interface LifecycleActor {
 export interface LifecycleActivity {
   readonly actors: ReadonlyMap<string, LifecycleActor>
   readonly range: ResolvedRange
+  readonly zone: Zone
   readonly label: string
   readonly event: string | null
   readonly resolvedDateRange: { readonly date_from: string; readonly date_to: string }
@@ -80,7 +82,7 @@ export const lifecycleActivity = async (query: LifecycleQuery, input: QueryInput
     const created = alignLocal(zone.toLocal(actor.createdAt), interval, weekStartDay)
     return lifecycleStatuses([...actor.periods.keys()].sort((a, b) => a - b), created, previous, next)
   }
-  return { actors, range, label: plan.label, event: plan.event, resolvedDateRange, statuses }
+  return { actors, range, zone, label: plan.label, event: plan.event, resolvedDateRange, statuses }
 }
 
 /**
