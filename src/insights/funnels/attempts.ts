@@ -31,42 +31,49 @@ export interface Attempt {
 
 const has = (mask: number, bit: number): boolean => (mask & (1 << bit)) !== 0
 
-/** Indices of the events of each step, in list order (so in time order). */
-const eventsByStep = (events: readonly FunnelEvent[], stepCount: number): number[][] => {
-  const out: number[][] = Array.from({ length: stepCount }, () => [])
-  events.forEach((event, index) => {
-    for (let step = 0; step < stepCount; step++) if (has(event.steps, step)) out[step]!.push(index)
-  })
-  return out
+/**
+ * Finds an augmenting path for `left` in a bipartite matching (Kuhn's algorithm): `edges(left)`
+ * lists the right nodes it may take, `owner` maps each right node to its left node or -1.
+ */
+const augment = (left: number, edges: (left: number) => readonly number[], owner: number[], seen: Set<number>): boolean => {
+  for (const right of edges(left)) {
+    if (seen.has(right)) continue
+    seen.add(right)
+    if (owner[right] === -1 || augment(owner[right]!, edges, owner, seen)) {
+      owner[right] = left
+      return true
+    }
+  }
+  return false
 }
 
-/** The first event of `candidates` at or after `from` (strictly after with `strict`), not in `used`, up to `end`. */
-const firstFrom = (events: readonly FunnelEvent[], candidates: readonly number[], from: number, strict: boolean, end: number, used: readonly number[]): number => {
-  let low = 0
-  let high = candidates.length
-  while (low < high) {
-    const mid = (low + high) >> 1
-    const t = events[candidates[mid]!]!.t
-    if (t > from || (!strict && t === from)) high = mid
-    else low = mid + 1
-  }
-  for (let i = low; i < candidates.length; i++) {
-    const index = candidates[i]!
-    if (events[index]!.t > end) return -1
-    if (!used.includes(index)) return index
-  }
-  return -1
-}
-
-/** Ordered: each next step takes the first event of that step that is not used yet, at or after the previous step, within the window. */
-const orderedChain = (events: readonly FunnelEvent[], rules: FunnelRules, byStep: number[][], start: number): number[] => {
+/**
+ * Ordered: the steps after the first are taken instant by instant. At each instant after the
+ * start (the start's own instant included), as many of the next steps as can be given distinct
+ * events of that instant are taken; a step that repeats the previous one must wait for a later
+ * instant. This reaches the most steps, each at its earliest time.
+ */
+const orderedChain = (events: readonly FunnelEvent[], rules: FunnelRules, start: number): number[] => {
+  const t0 = events[start]!.t
+  const end = t0 + rules.windowMs
   const chain = [start]
-  const end = events[start]!.t + rules.windowMs
-  for (let step = 1; step < rules.stepCount; step++) {
-    const previous = events[chain[step - 1]!]!.t
-    const next = firstFrom(events, byStep[step]!, previous, rules.strictlyAfterPrevious[step]!, end, chain)
-    if (next < 0) break
-    chain.push(next)
+  let first = start
+  while (first > 0 && events[first - 1]!.t === t0) first--
+  for (let i = first; i < events.length && events[i]!.t <= end && chain.length < rules.stepCount;) {
+    const t = events[i]!.t
+    const group: number[] = []
+    for (; i < events.length && events[i]!.t === t; i++) if (i !== start) group.push(i)
+    // owner[g]: the step the group's g-th event is given, or -1.
+    const owner = new Array<number>(group.length).fill(-1)
+    const edges = (step: number) => group.flatMap((event, g) => (has(events[event]!.steps, step) ? [g] : []))
+    const taken: number[] = []
+    for (let step = chain.length; step < rules.stepCount; step++) {
+      const samePlace = taken.length > 0 || t === events[chain[chain.length - 1]!]!.t
+      if (rules.strictlyAfterPrevious[step] && samePlace) break
+      if (!augment(step, edges, owner, new Set())) break
+      taken.push(step)
+    }
+    for (const step of taken) chain.push(group[owner.indexOf(step)]!)
   }
   return chain
 }
@@ -93,25 +100,16 @@ const strictChain = (events: readonly FunnelEvent[], rules: FunnelRules, start: 
 const unorderedChain = (events: readonly FunnelEvent[], rules: FunnelRules, start: number): number[] => {
   const t0 = events[start]!.t
   const end = t0 + rules.windowMs
+  // owner[step]: the event standing for the step, or -1.
   const owner: number[] = new Array<number>(rules.stepCount).fill(-1)
-  const augment = (event: number, seen: boolean[]): boolean => {
-    for (let step = 0; step < rules.stepCount; step++) {
-      if (!has(events[event]!.steps, step) || seen[step]) continue
-      seen[step] = true
-      if (owner[step] === -1 || augment(owner[step]!, seen)) {
-        owner[step] = event
-        return true
-      }
-    }
-    return false
-  }
-  augment(start, [])
+  const edges = (event: number) => Array.from({ length: rules.stepCount }, (_, step) => step).filter((step) => has(events[event]!.steps, step))
+  augment(start, edges, owner, new Set())
   let first = start
   while (first > 0 && events[first - 1]!.t === t0) first--
   for (let i = first; i < events.length && events[i]!.t <= end; i++) {
     if (i === start || events[i]!.steps === 0) continue
     if (owner.every((o) => o !== -1)) break
-    augment(i, [])
+    augment(i, edges, owner, new Set())
   }
   return owner.filter((event) => event !== -1).sort((a, b) => events[a]!.t - events[b]!.t || a - b)
 }
@@ -128,12 +126,11 @@ const excluded = (events: readonly FunnelEvent[], rules: FunnelRules, times: rea
 
 /** Every attempt of one subject that no exclusion discards, one per event that can start the funnel. */
 export const attemptsOf = (events: readonly FunnelEvent[], rules: FunnelRules, canStart: (event: FunnelEvent) => boolean = () => true): Attempt[] => {
-  const byStep = rules.order === 'ordered' ? eventsByStep(events, rules.stepCount) : []
   const out: Attempt[] = []
   events.forEach((event, start) => {
     const starts = rules.order === 'unordered' ? event.steps !== 0 : has(event.steps, 0)
     if (!starts || !canStart(event)) return
-    const chain = rules.order === 'ordered' ? orderedChain(events, rules, byStep, start)
+    const chain = rules.order === 'ordered' ? orderedChain(events, rules, start)
       : rules.order === 'strict' ? strictChain(events, rules, start) : unorderedChain(events, rules, start)
     const times = chain.map((index) => events[index]!.t)
     if (!excluded(events, rules, times)) out.push({ entry: event.t, times })
