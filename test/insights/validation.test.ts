@@ -85,9 +85,6 @@ t.test('actions and data warehouse series are refused clearly', async (t) => {
   await refused(t, trends({ series: [{ kind: 'ActionsNode', id: 4 }] }), /no actions/)
   await refused(t, trends({ series: [{ kind: 'DataWarehouseNode', id: 'x', table_name: 't', timestamp_field: 'ts' }] }), /data warehouse/)
 })
-t.test('kinds whose engines are not written yet are refused', async (t) => {
-  await refused(t, { kind: 'FunnelsQuery', series: [...series, { kind: 'EventsNode', event: 'b' }] }, /FunnelsQuery is not supported yet/)
-})
 t.test('a range with too many buckets is refused before any event is read', async (t) => {
   await refused(t, trends({ interval: 'minute', dateRange: { date_from: '-10y' } }), /too long for the minute interval/)
 })
