@@ -5,6 +5,7 @@ import { QueryRefused } from '../../src/insights/errors.js'
 import type { ActorsResponse } from '../../src/insights/actors/run-actors.js'
 import { parseQueryNode } from '../../src/insights/schema/query-node.js'
 import { at, ev } from './support/events.js'
+import { TV1_EVENTS, TV4_EVENTS, TV5_EVENTS, TV6_EVENTS, TV7_EVENTS } from './support/vectors.js'
 import type { QueryEvent, QueryGroup, QueryPerson, QuerySource } from '../../src/insights/engine/data.js'
 
 const NOW = at('2024-02-15T00:00:00Z')
@@ -13,11 +14,7 @@ const actors = async (query: Record<string, unknown>, source: QuerySource) =>
 const ids = (response: ActorsResponse, column = 1) => response.results.map((row) => row[column]).sort()
 const pageview = { kind: 'EventsNode', event: '$pageview' }
 
-const TV1 = memorySource([
-  ev('$pageview', '2024-01-01T10:00:00', 'u1'), ev('$pageview', '2024-01-01T12:00:00', 'u1'),
-  ev('$pageview', '2024-01-01T23:30:00', 'u2'), ev('$pageview', '2024-01-03T00:15:00', 'u2'),
-  ev('$pageview', '2024-01-07T23:59:59', 'u3'), ev('$pageview', '2024-01-08T00:00:01', 'u3'),
-])
+const TV1 = memorySource(TV1_EVENTS)
 const tv1 = { kind: 'TrendsQuery', series: [pageview], dateRange: { date_from: '2024-01-01', date_to: '2024-01-07' } }
 
 t.test('TV1: the actors of a trends day are those with an event that day', async (t) => {
@@ -43,13 +40,7 @@ t.test('TV3a: the actors of Other are those whose value was merged', async (t) =
   t.same(ids(await point('Firefox')), ['u3', 'u4'])
 })
 
-const TV4 = memorySource([
-  ev('signup', '2024-01-01T10:00:00', 'p1'), ev('$pageview', '2024-01-02T10:00:00', 'p1'), ev('purchase', '2024-01-03T10:00:00', 'p1'),
-  ev('signup', '2024-01-01T09:00:00', 'p2'), ev('purchase', '2024-01-20T09:00:00', 'p2'),
-  ev('purchase', '2024-01-02T00:00:00', 'p3'), ev('signup', '2024-01-05T00:00:00', 'p3'),
-  ev('signup', '2024-01-04T00:00:00', 'p4'), ev('purchase', '2024-01-04T01:00:00', 'p4'),
-  ev('signup', '2024-01-10T00:00:00', 'p5'), ev('purchase', '2024-01-10T00:10:00', 'p5'),
-])
+const TV4 = memorySource(TV4_EVENTS)
 const funnel = {
   kind: 'FunnelsQuery', series: [{ kind: 'EventsNode', event: 'signup' }, { kind: 'EventsNode', event: 'purchase' }],
   dateRange: { date_from: '2024-01-01', date_to: '2024-01-31' },
@@ -65,11 +56,7 @@ t.test('TV4: the actors of a funnel step, converted or dropped off', async (t) =
   t.match((error as Error).message, /first valid drop-off argument for funnelStep is -2/)
 })
 
-const active = (person: string, days: string[]) => days.map((day) => ev('$pageview', `${day}T12:00:00`, person))
-const TV5 = memorySource([
-  ...active('u1', ['2024-01-01', '2024-01-02', '2024-01-03']), ...active('u2', ['2024-01-01', '2024-01-03']),
-  ...active('u3', ['2024-01-02']), ...active('u4', ['2024-01-03']),
-])
+const TV5 = memorySource(TV5_EVENTS)
 
 t.test('TV5: the actors of a retention cohort, with the days they came back', async (t) => {
   const retention = { kind: 'RetentionQuery', retentionFilter: { period: 'Day', totalIntervals: 3 }, dateRange: { date_from: '2024-01-01', date_to: '2024-01-03' } }
@@ -77,12 +64,7 @@ t.test('TV5: the actors of a retention cohort, with the days they came back', as
   t.same(response.results, [['u1', [0, 1, 2]], ['u2', [0, 2]]])
 })
 
-const created = (day: string) => ({ personCreatedAt: Date.parse(`${day}T00:00:00Z`) })
-const TV6 = memorySource([
-  ...['2024-01-02', '2024-01-03', '2024-01-05'].map((day) => ev('$pageview', `${day}T12:00:00`, 'p1', {}, created('2024-01-02'))),
-  ...['2024-01-01', '2024-01-02'].map((day) => ev('$pageview', `${day}T12:00:00`, 'p2', {}, created('2023-12-20'))),
-  ev('other', '2024-01-01T09:00:00', 'p3', {}, created('2024-01-01')), ev('$pageview', '2024-01-04T12:00:00', 'p3', {}, created('2024-01-01')),
-])
+const TV6 = memorySource(TV6_EVENTS)
 
 t.test('TV6: the actors of a lifecycle status on a day', async (t) => {
   const lifecycle = { kind: 'LifecycleQuery', series: [pageview], dateRange: { date_from: '2024-01-02', date_to: '2024-01-05' } }
@@ -93,10 +75,7 @@ t.test('TV6: the actors of a lifecycle status on a day', async (t) => {
   t.same(ids(await point('2024-01-05', 'resurrecting'), 0), ['p1'])
 })
 
-const TV7 = memorySource([
-  ...active('u1', ['2024-01-01', '2024-01-02', '2024-01-03']), ...active('u2', ['2024-01-01']), ...active('u3', ['2024-01-02', '2024-01-05']),
-  ev('$pageview', '2024-01-04T10:00:00', 'u4'), ev('$pageview', '2024-01-04T11:00:00', 'u4'), ev('$pageview', '2024-01-04T12:00:00', 'u4'),
-])
+const TV7 = memorySource(TV7_EVENTS)
 
 t.test('TV7: the actors active a number of days', async (t) => {
   const stickiness = { kind: 'StickinessQuery', series: [pageview], dateRange: { date_from: '2024-01-01', date_to: '2024-01-05' } }

@@ -1,5 +1,6 @@
 import fc from 'fast-check'
 import t from 'tap'
+import { agreeOnRandomInputs } from './support/agree.js'
 import { memorySource } from '../../src/insights/engine/memory-source.js'
 import type { FunnelStep } from '../../src/insights/funnels/funnel-results.js'
 import { runFunnels } from '../../src/insights/funnels/run-funnels.js'
@@ -9,8 +10,6 @@ import { naiveFunnel, type NaiveFunnel, type NaiveResult } from './support/naive
 import { funnelEvents, funnelNode, funnelQuery } from './support/random-funnels.js'
 import type { QueryEvent } from '../../src/insights/engine/data.js'
 
-const RUNS = Number(process.env.INSIGHTS_RUNS ?? 600)
-const seed = process.env.INSIGHTS_SEED ? { seed: Number(process.env.INSIGHTS_SEED) } : { seed: 20240305 }
 const round = (n: number | null) => (n === null ? null : Math.round(n * 1e6) / 1e6)
 
 const engineResults = async (events: QueryEvent[], q: NaiveFunnel): Promise<NaiveResult[]> => {
@@ -29,17 +28,5 @@ const both = async (events: QueryEvent[], q: NaiveFunnel) => {
 }
 
 t.test('funnels agree with a brute-force search of every chain, for the three orders, windows, exclusions and attributions', async (t) => {
-  const started = Date.now()
-  const outcome = await fc.check(fc.asyncProperty(funnelEvents, funnelQuery, async (events, q) => {
-    const [engine, naive] = await both(events, q)
-    return JSON.stringify(engine) === JSON.stringify(naive)
-  }), { numRuns: RUNS, ...seed })
-  if (outcome.failed) {
-    const [events, q] = outcome.counterexample!
-    const [engine, naive] = await both(events, q)
-    t.strictSame(engine, naive, `query ${JSON.stringify(q)}\nevents ${JSON.stringify(events)}`)
-  } else {
-    t.pass(`${outcome.numRuns} random funnels agree`)
-  }
-  t.comment(`ran in ${Date.now() - started} ms`)
+  await agreeOnRandomInputs(t, fc.tuple(funnelEvents, funnelQuery), ([events, q]) => both(events, q), { runs: 600, seed: 20240305 })
 })

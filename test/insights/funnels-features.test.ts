@@ -6,6 +6,7 @@ import type { FunnelTimeToConvert, FunnelTrendsSeries } from '../../src/insights
 import type { FunnelsQuery } from '../../src/insights/schema/insight-queries.js'
 import { parseQueryNode } from '../../src/insights/schema/query-node.js'
 import { at, ev } from './support/events.js'
+import { TV4_EVENTS as TV4 } from './support/vectors.js'
 import type { QueryEvent, QueryGroup } from '../../src/insights/engine/data.js'
 
 const NOW = at('2024-02-15T00:00:00Z')
@@ -99,14 +100,6 @@ t.test('a funnel aggregated by group follows the group across persons', async (t
   ]
   t.same(counts(await funnel({ aggregation_group_type_index: 0 }, events)), [1, 1])
 })
-
-const TV4 = [
-  ev('signup', '2024-01-01T10:00:00', 'p1'), ev('$pageview', '2024-01-02T10:00:00', 'p1'), ev('purchase', '2024-01-03T10:00:00', 'p1'),
-  ev('signup', '2024-01-01T09:00:00', 'p2'), ev('purchase', '2024-01-20T09:00:00', 'p2'),
-  ev('purchase', '2024-01-02T00:00:00', 'p3'), ev('signup', '2024-01-05T00:00:00', 'p3'),
-  ev('signup', '2024-01-04T00:00:00', 'p4'), ev('purchase', '2024-01-04T01:00:00', 'p4'),
-  ev('signup', '2024-01-10T00:00:00', 'p5'), ev('purchase', '2024-01-10T00:10:00', 'p5'),
-]
 
 t.test('time to convert bins the conversion times of TV4', async (t) => {
   const result = (await funnel({ funnelsFilter: { funnelVizType: 'time_to_convert' } }, TV4)) as FunnelTimeToConvert

@@ -3,20 +3,14 @@ import { memorySource } from '../../src/insights/engine/memory-source.js'
 import { runFunnels } from '../../src/insights/funnels/run-funnels.js'
 import type { FunnelsQuery } from '../../src/insights/schema/insight-queries.js'
 import { parseQueryNode } from '../../src/insights/schema/query-node.js'
-import { at, ev } from './support/events.js'
+import { at } from './support/events.js'
+import { TV4_EVENTS as TV4 } from './support/vectors.js'
 import type { QueryEvent } from '../../src/insights/engine/data.js'
 
 const NOW = at('2024-02-15T00:00:00Z')
 const funnel = (query: Record<string, unknown>, events: QueryEvent[]) =>
   runFunnels(parseQueryNode({ kind: 'FunnelsQuery', ...query }) as FunnelsQuery, NOW, memorySource(events))
 
-const TV4 = [
-  ev('signup', '2024-01-01T10:00:00', 'p1'), ev('$pageview', '2024-01-02T10:00:00', 'p1'), ev('purchase', '2024-01-03T10:00:00', 'p1'),
-  ev('signup', '2024-01-01T09:00:00', 'p2'), ev('purchase', '2024-01-20T09:00:00', 'p2'),
-  ev('purchase', '2024-01-02T00:00:00', 'p3'), ev('signup', '2024-01-05T00:00:00', 'p3'),
-  ev('signup', '2024-01-04T00:00:00', 'p4'), ev('purchase', '2024-01-04T01:00:00', 'p4'),
-  ev('signup', '2024-01-10T00:00:00', 'p5'), ev('purchase', '2024-01-10T00:10:00', 'p5'),
-]
 const steps = [{ kind: 'EventsNode', event: 'signup' }, { kind: 'EventsNode', event: 'purchase' }]
 const tv4 = (funnelOrderType: string) => funnel({
   series: steps, dateRange: { date_from: '2024-01-01', date_to: '2024-01-31' },

@@ -1,5 +1,6 @@
 import fc from 'fast-check'
 import t from 'tap'
+import { agreeOnRandomInputs } from './support/agree.js'
 import { memorySource } from '../../src/insights/engine/memory-source.js'
 import { runRetention } from '../../src/insights/retention/run-retention.js'
 import type { RetentionQuery } from '../../src/insights/schema/insight-queries.js'
@@ -8,8 +9,6 @@ import { naiveRetention, type NaiveRetention } from './support/naive-retention.j
 import { retentionEvents, retentionNode, retentionQuery } from './support/random-retention.js'
 import type { QueryEvent } from '../../src/insights/engine/data.js'
 
-const RUNS = Number(process.env.INSIGHTS_RUNS ?? 600)
-const seed = process.env.INSIGHTS_SEED ? { seed: Number(process.env.INSIGHTS_SEED) } : { seed: 20240306 }
 
 const both = async (events: QueryEvent[], q: NaiveRetention) => {
   const input = { environment: { timezone: q.timezone, weekStartDay: q.weekStartDay, testAccountFilters: [], groupTypes: [] }, now: Date.parse('2024-03-01T00:00:00Z') }
@@ -19,17 +18,5 @@ const both = async (events: QueryEvent[], q: NaiveRetention) => {
 }
 
 t.test('retention agrees with a brute-force count per actor and cohort: first time and recurring, every period, cumulative', async (t) => {
-  const started = Date.now()
-  const outcome = await fc.check(fc.asyncProperty(retentionEvents, retentionQuery, async (events, q) => {
-    const [engine, naive] = await both(events, q)
-    return JSON.stringify(engine) === JSON.stringify(naive)
-  }), { numRuns: RUNS, ...seed })
-  if (outcome.failed) {
-    const [events, q] = outcome.counterexample!
-    const [engine, naive] = await both(events, q)
-    t.strictSame(engine, naive, `query ${JSON.stringify(q)}\nevents ${JSON.stringify(events)}`)
-  } else {
-    t.pass(`${outcome.numRuns} random retention queries agree`)
-  }
-  t.comment(`ran in ${Date.now() - started} ms`)
+  await agreeOnRandomInputs(t, fc.tuple(retentionEvents, retentionQuery), ([events, q]) => both(events, q), { runs: 600, seed: 20240306 })
 })

@@ -4,17 +4,13 @@ import { runRetention } from '../../src/insights/retention/run-retention.js'
 import type { RetentionQuery } from '../../src/insights/schema/insight-queries.js'
 import { parseQueryNode } from '../../src/insights/schema/query-node.js'
 import { at, ev } from './support/events.js'
+import { TV5_EVENTS as TV5, active } from './support/vectors.js'
 import type { QueryEvent, QueryInput } from '../../src/insights/engine/data.js'
 
 const NOW = at('2024-02-01T00:00:00Z')
 const retention = (query: Record<string, unknown>, events: QueryEvent[], input: QueryInput = NOW) =>
   runRetention(parseQueryNode({ kind: 'RetentionQuery', ...query }) as RetentionQuery, input, memorySource(events))
 const counts = (rows: { values: { count: number }[] }[]) => rows.map((row) => row.values.map((v) => v.count))
-const active = (person: string, days: string[], properties = {}) => days.map((day) => ev('$pageview', `${day}T12:00:00`, person, properties))
-const TV5 = [
-  ...active('u1', ['2024-01-01', '2024-01-02', '2024-01-03']), ...active('u2', ['2024-01-01', '2024-01-03']),
-  ...active('u3', ['2024-01-02']), ...active('u4', ['2024-01-03']),
-]
 const days3 = { dateRange: { date_from: '2024-01-01', date_to: '2024-01-03' } }
 
 t.test('cumulative retention counts a return at k in every cell up to k', async (t) => {

@@ -3,18 +3,14 @@ import { memorySource } from '../../src/insights/engine/memory-source.js'
 import { runRetention } from '../../src/insights/retention/run-retention.js'
 import type { RetentionQuery } from '../../src/insights/schema/insight-queries.js'
 import { parseQueryNode } from '../../src/insights/schema/query-node.js'
-import { at, ev } from './support/events.js'
+import { at } from './support/events.js'
+import { TV5_EVENTS as TV5 } from './support/vectors.js'
 import type { QueryEvent } from '../../src/insights/engine/data.js'
 
 const NOW = at('2024-02-01T00:00:00Z')
 const retention = (filter: Record<string, unknown>, events: QueryEvent[], extra: Record<string, unknown> = {}) =>
   runRetention(parseQueryNode({ kind: 'RetentionQuery', retentionFilter: filter, ...extra }) as RetentionQuery, NOW, memorySource(events))
 
-const active = (person: string, days: string[]) => days.map((day) => ev('$pageview', `${day}T12:00:00`, person))
-const TV5 = [
-  ...active('u1', ['2024-01-01', '2024-01-02', '2024-01-03']), ...active('u2', ['2024-01-01', '2024-01-03']),
-  ...active('u3', ['2024-01-02']), ...active('u4', ['2024-01-03']),
-]
 const tv5 = (retentionType: string) => retention({
   period: 'Day', totalIntervals: 3, retentionType,
   targetEntity: { id: '$pageview', type: 'events' }, returningEntity: { id: '$pageview', type: 'events' },
