@@ -8,7 +8,7 @@ import type { TrendsQuery } from '../schema/insight-queries.js'
 import type { InsightActorsQuery } from '../schema/other-queries.js'
 import { shiftLocal } from '../time/calendar.js'
 import { compareRange } from '../time/compare-range.js'
-import { resolveRange, type ResolvedRange } from '../time/date-range.js'
+import { resolveRange, type Interval, type ResolvedRange } from '../time/date-range.js'
 import { openZone } from '../time/zone.js'
 import { OTHER_VALUE, compileBreakdown, keyOf, type BreakdownValue } from '../trends/breakdown-values.js'
 import { runTrends } from '../trends/run-trends.js'
@@ -32,6 +32,18 @@ const breakdownMatcher = async (query: InsightActorsQuery, trends: TrendsQuery, 
   return (value) => !listed.has(keyOf(value))
 }
 
+/** The range of the point's period (current or previous) and its bucket (null: the whole range; -1: none). */
+const pointOf = async (query: InsightActorsQuery, trends: TrendsQuery, interval: Interval, totalValue: boolean, input: QueryInput, source: QuerySource) => {
+  const zone = openZone(input.environment.timezone)
+  const { weekStartDay } = input.environment
+  const earliestEvent = trends.dateRange?.date_from === 'all' ? await source.earliestTimestamp() : null
+  const rangeContext = { zone, weekStartDay, now: input.now, earliestEvent }
+  const current = resolveRange(trends.dateRange, interval, rangeContext)
+  const range: ResolvedRange = query.compare === 'previous' ? compareRange(trends.dateRange, current, trends.compareFilter?.compare_to, rangeContext) : current
+  const bucket = totalValue || query.day === undefined || query.day === null ? null : bucketOfDay(query.day, range, zone, weekStartDay)
+  return { range, zone, buckets: new BucketIndex(range, zone, weekStartDay), bucket }
+}
+
 /**
  * The actors behind one point of a trends result (`series`, `day`, `breakdown`, `compare`): those
  * with a matching event in the bucket (in the whole range for total-value displays), in the
@@ -52,14 +64,7 @@ export const trendsActors = async (query: InsightActorsQuery, trends: TrendsQuer
   const plan = compileSeries(node, index, context)
   const breakdown = compileBreakdown(trends.breakdownFilter, display === 'WorldMap', needs)
   const matchValue = breakdown === null ? null : await breakdownMatcher(query, trends, input, source)
-  const zone = openZone(input.environment.timezone)
-  const { weekStartDay } = input.environment
-  const earliestEvent = trends.dateRange?.date_from === 'all' ? await source.earliestTimestamp() : null
-  const rangeContext = { zone, weekStartDay, now: input.now, earliestEvent }
-  const current = resolveRange(trends.dateRange, interval, rangeContext)
-  const range: ResolvedRange = query.compare === 'previous' ? compareRange(trends.dateRange, current, trends.compareFilter?.compare_to, rangeContext) : current
-  const buckets = new BucketIndex(range, zone, weekStartDay)
-  const bucket = totalValue || query.day === undefined || query.day === null ? null : bucketOfDay(query.day, range, zone, weekStartDay)
+  const { range, zone, buckets, bucket } = await pointOf(query, trends, interval, totalValue, input, source)
   const events = eventsNodeOf(node)
   const groupIndex = events.math === 'unique_group' ? events.math_group_type_index ?? null : trends.aggregation_group_type_index ?? null
   const drill = newDrill(groupIndex, { eventCount: true, distinctIds: true })

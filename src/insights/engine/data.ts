@@ -69,8 +69,9 @@ export interface QuerySource {
   groups(groupTypeIndex: number): Promise<ReadonlyMap<string, QueryGroup>>
   /**
    * The persons with these uuids, by uuid, as they are now (merges applied). A uuid the store
-   * does not know (a deleted person) is left out of the map. Called once per page of actors or
-   * events, with at most the page's ids.
+   * does not know (a deleted person) is left out of the map. Called with the persons of one page
+   * of events or actors, or with every actor of one data point when an actors query filters,
+   * searches or sorts by person.
    */
   persons(ids: readonly string[]): Promise<ReadonlyMap<string, QueryPerson>>
 }
