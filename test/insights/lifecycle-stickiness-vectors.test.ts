@@ -2,21 +2,15 @@ import t from 'tap'
 import { memorySource } from '../../src/insights/engine/memory-source.js'
 import { runQuery } from '../../src/insights/engine/run-query.js'
 import { parseQueryNode } from '../../src/insights/schema/query-node.js'
-import { at, ev } from './support/events.js'
+import { at } from './support/events.js'
+import { TV6_EVENTS, TV7_EVENTS as TV7 } from './support/vectors.js'
 import type { QueryEvent } from '../../src/insights/engine/data.js'
 
 const NOW = at('2024-02-01T00:00:00Z')
 const run = async (query: Record<string, unknown>, events: QueryEvent[]) => (await runQuery(parseQueryNode(query), NOW, memorySource(events))).results as any[]
 
-const created = (day: string) => ({ personCreatedAt: Date.parse(`${day}T00:00:00Z`) })
-
 t.test('TV6: lifecycle counts new, returning, resurrecting and dormant persons per day', async (t) => {
-  const events = [
-    ...['2024-01-02', '2024-01-03', '2024-01-05'].map((day) => ev('$pageview', `${day}T12:00:00`, 'p1', {}, created('2024-01-02'))),
-    ...['2024-01-01', '2024-01-02'].map((day) => ev('$pageview', `${day}T12:00:00`, 'p2', {}, created('2023-12-20'))),
-    ev('other', '2024-01-01T09:00:00', 'p3', {}, created('2024-01-01')),
-    ev('$pageview', '2024-01-04T12:00:00', 'p3', {}, created('2024-01-01')),
-  ]
+  const events = TV6_EVENTS
   const results = await run({
     kind: 'LifecycleQuery', series: [{ kind: 'EventsNode', event: '$pageview' }], interval: 'day',
     dateRange: { date_from: '2024-01-02', date_to: '2024-01-05' },
@@ -29,12 +23,6 @@ t.test('TV6: lifecycle counts new, returning, resurrecting and dormant persons p
   t.same(results[0].action, { id: '$pageview', name: '$pageview', type: 'events', order: 0, math: 'total' })
 })
 
-const TV7 = [
-  ...['2024-01-01', '2024-01-02', '2024-01-03'].map((day) => ev('$pageview', `${day}T12:00:00`, 'u1')),
-  ev('$pageview', '2024-01-01T12:00:00', 'u2'),
-  ev('$pageview', '2024-01-02T12:00:00', 'u3'), ev('$pageview', '2024-01-05T12:00:00', 'u3'),
-  ev('$pageview', '2024-01-04T10:00:00', 'u4'), ev('$pageview', '2024-01-04T11:00:00', 'u4'), ev('$pageview', '2024-01-04T12:00:00', 'u4'),
-]
 const stickiness = { kind: 'StickinessQuery', series: [{ kind: 'EventsNode', event: '$pageview' }], interval: 'day', dateRange: { date_from: '2024-01-01', date_to: '2024-01-05' } }
 
 t.test('TV7: stickiness counts persons by the number of days they were active', async (t) => {

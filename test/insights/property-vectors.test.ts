@@ -15,7 +15,7 @@ const count = async (properties: unknown, events = PLANS, input: QueryInput = at
     dateRange: { date_from: '2024-01-01', date_to: '2024-01-01' },
   })
   const { results } = await runQuery(query, input, memorySource(events))
-  return (results[0] as { count: number }).count
+  return (results as { count: number }[])[0]!.count
 }
 
 const plan = (operator: string | undefined, value?: unknown) => [{ type: 'event', key: 'plan', ...(operator ? { operator } : {}), ...(value === undefined ? {} : { value }) }]
@@ -71,7 +71,7 @@ t.test('person, group and test-account filters read their own properties', async
     kind: 'TrendsQuery', series: [{ kind: 'EventsNode', event: '$pageview' }], dateRange: { date_from: '2024-01-01', date_to: '2024-01-01' }, ...extra,
   })
   const input = at('2024-02-01T00:00:00Z', environment as never)
-  const countOf = async (extra: Record<string, unknown>) => ((await runQuery(query(extra), input, memorySource(events, groups))).results[0] as { count: number }).count
+  const countOf = async (extra: Record<string, unknown>) => ((await runQuery(query(extra), input, memorySource(events, groups))).results as { count: number }[])[0]!.count
   t.equal(await countOf({ properties: [{ type: 'person', key: 'email', operator: 'icontains', value: 'real' }] }), 1)
   t.equal(await countOf({ properties: [{ type: 'group', key: 'size', operator: 'gt', value: 5, group_type_index: 0 }] }), 1)
   t.equal(await countOf({ filterTestAccounts: true }), 1)

@@ -7,6 +7,7 @@ import { runTrends } from '../../src/insights/trends/run-trends.js'
 import { NaiveTrends, type NaiveQuery, type NaiveResult } from './support/naive-insights.js'
 import type { QueryEvent } from '../../src/insights/engine/data.js'
 import { randomEvents, randomQuery, trendsNode } from './support/random-insights.js'
+import { agreeOnRandomInputs } from './support/agree.js'
 
 const round = (n: number | undefined) => (n === undefined ? undefined : Math.round(n * 1e9) / 1e9)
 const comparable = (r: Partial<NaiveResult> & { data: number[] | null }) => ({
@@ -23,17 +24,5 @@ const both = async (events: QueryEvent[], q: NaiveQuery) => {
 }
 
 t.test('trends agree with a brute-force evaluator of PostHog\'s documented rules on random events and queries', async (t) => {
-  const started = Date.now()
-  const outcome = await fc.check(fc.asyncProperty(randomEvents, randomQuery, async (events, q) => {
-    const [engine, naive] = await both(events, q)
-    return JSON.stringify(engine) === JSON.stringify(naive)
-  }), { numRuns: Number(process.env.INSIGHTS_RUNS ?? 400), ...(process.env.INSIGHTS_SEED ? {} : { seed: 20240301 }) })
-  if (outcome.failed) {
-    const [events, q] = outcome.counterexample!
-    const [engine, naive] = await both(events, q)
-    t.strictSame(engine, naive, `query ${JSON.stringify(q)}\nevents ${JSON.stringify(events)}`)
-  } else {
-    t.pass(`${outcome.numRuns} random queries agree`)
-  }
-  t.comment(`ran in ${Date.now() - started} ms`)
+  await agreeOnRandomInputs(t, fc.tuple(randomEvents, randomQuery), ([events, q]) => both(events, q), { runs: 400, seed: 20240301 })
 })

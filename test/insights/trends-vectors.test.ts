@@ -4,16 +4,12 @@ import { parseQueryNode } from '../../src/insights/schema/query-node.js'
 import type { TrendsQuery } from '../../src/insights/schema/insight-queries.js'
 import { runTrends } from '../../src/insights/trends/run-trends.js'
 import { at, ev } from './support/events.js'
+import { TV1_EVENTS as TV1 } from './support/vectors.js'
 import type { QueryEvent, QueryInput } from '../../src/insights/engine/data.js'
 
 const trends = (query: Record<string, unknown>, events: QueryEvent[], input: QueryInput = at('2024-02-01T00:00:00Z')) =>
   runTrends(parseQueryNode({ kind: 'TrendsQuery', ...query }) as TrendsQuery, input, memorySource(events))
 
-const TV1 = [
-  ev('$pageview', '2024-01-01T10:00:00', 'u1'), ev('$pageview', '2024-01-01T12:00:00', 'u1'),
-  ev('$pageview', '2024-01-01T23:30:00', 'u2'), ev('$pageview', '2024-01-03T00:15:00', 'u2'),
-  ev('$pageview', '2024-01-07T23:59:59', 'u3'), ev('$pageview', '2024-01-08T00:00:01', 'u3'),
-]
 const week = { date_from: '2024-01-01', date_to: '2024-01-07' }
 
 t.test('TV1: total counts events per day over the seven days', async (t) => {

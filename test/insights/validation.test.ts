@@ -1,46 +1,25 @@
-import t, { type Test } from 'tap'
-import { memorySource } from '../../src/insights/engine/memory-source.js'
-import { runQuery } from '../../src/insights/engine/run-query.js'
-import { errorBody, QueryParseError, QueryRefused } from '../../src/insights/errors.js'
+import t from 'tap'
 import { parseQueryNode } from '../../src/insights/schema/query-node.js'
 import { validationErrorBody } from '../../src/insights/schema/pydantic-text.js'
 import { TrendsQuery } from '../../src/insights/schema/insight-queries.js'
-import { at } from './support/events.js'
-import type { DomainError } from '../../src/kernel/errors.js'
+import { expectParseError, expectRefusal } from './support/failures.js'
 
 const series = [{ kind: 'EventsNode', event: '$pageview' }]
 const trends = (extra: Record<string, unknown>) => ({ kind: 'TrendsQuery', series, ...extra })
 
-const parseFailure = (t: Test, input: unknown, mentions: RegExp) => {
-  try {
-    parseQueryNode(input)
-    t.fail('the node was accepted')
-  } catch (error) {
-    t.ok(error instanceof QueryParseError)
-    const e = error as DomainError
-    t.equal(e.status, 400)
-    const body = errorBody(e)
-    t.equal(body.type, 'invalid_request')
-    t.equal(body.code, 'parse_error')
-    t.equal(body.attr, null)
-    t.match(body.detail, /^JSON parse error - /)
-    t.match(body.detail, mentions)
-  }
-}
-
-t.test('an unknown kind is a parse error naming the kind', async (t) => parseFailure(t, { kind: 'PathsQueryX' }, /Unknown query kind "PathsQueryX"/))
-t.test('a node without a kind is a parse error', async (t) => parseFailure(t, {}, /query\.kind/))
-t.test('a bad math names the math and where it is', async (t) => parseFailure(t, trends({ series: [{ kind: 'EventsNode', event: 'x', math: 'bogus' }] }), /series\.0\.math\n {2}Invalid math "bogus"/))
-t.test('a bad date string names the date', async (t) => parseFailure(t, trends({ dateRange: { date_from: 'yesterday-ish' } }), /dateRange\.date_from\n {2}Invalid date "yesterday-ish"/))
-t.test('"all" is not a date_to', async (t) => parseFailure(t, trends({ dateRange: { date_to: 'all' } }), /date_to/))
-t.test('a bad operator names the operator', async (t) => parseFailure(t, trends({ properties: [{ type: 'event', key: 'a', operator: 'resembles', value: 'x' }] }), /Invalid property operator "resembles"/))
-t.test('an unknown filter type is refused', async (t) => parseFailure(t, trends({ properties: [{ type: 'planet', key: 'a' }] }), /Unknown property filter type/))
-t.test('a bad interval is refused', async (t) => parseFailure(t, trends({ interval: 'fortnight' }), /Invalid interval "fortnight"/))
-t.test('a bad display is refused', async (t) => parseFailure(t, trends({ trendsFilter: { display: 'Hologram' } }), /Invalid display "Hologram"/))
-t.test('a series of another kind is refused', async (t) => parseFailure(t, trends({ series: [{ kind: 'PersonsNode' }] }), /Series kind must be/))
-t.test('a lifecycle query needs exactly one series', async (t) => parseFailure(t, { kind: 'LifecycleQuery', series: [] }, /exactly one series/))
-t.test('more than three breakdowns are refused', async (t) => parseFailure(t, trends({ breakdownFilter: { breakdowns: [1, 2, 3, 4].map((n) => ({ property: `p${n}` })) } }), /At most 3/))
-t.test('a missing required field is named', async (t) => parseFailure(t, { kind: 'HogQLQuery' }, /query\n/))
+t.test('an unknown kind is a parse error naming the kind', async (t) => expectParseError(t, { kind: 'PathsQueryX' }, /Unknown query kind "PathsQueryX"/))
+t.test('a node without a kind is a parse error', async (t) => expectParseError(t, {}, /query\.kind/))
+t.test('a bad math names the math and where it is', async (t) => expectParseError(t, trends({ series: [{ kind: 'EventsNode', event: 'x', math: 'bogus' }] }), /series\.0\.math\n {2}Invalid math "bogus"/))
+t.test('a bad date string names the date', async (t) => expectParseError(t, trends({ dateRange: { date_from: 'yesterday-ish' } }), /dateRange\.date_from\n {2}Invalid date "yesterday-ish"/))
+t.test('"all" is not a date_to', async (t) => expectParseError(t, trends({ dateRange: { date_to: 'all' } }), /date_to/))
+t.test('a bad operator names the operator', async (t) => expectParseError(t, trends({ properties: [{ type: 'event', key: 'a', operator: 'resembles', value: 'x' }] }), /Invalid property operator "resembles"/))
+t.test('an unknown filter type is refused', async (t) => expectParseError(t, trends({ properties: [{ type: 'planet', key: 'a' }] }), /Unknown property filter type/))
+t.test('a bad interval is refused', async (t) => expectParseError(t, trends({ interval: 'fortnight' }), /Invalid interval "fortnight"/))
+t.test('a bad display is refused', async (t) => expectParseError(t, trends({ trendsFilter: { display: 'Hologram' } }), /Invalid display "Hologram"/))
+t.test('a series of another kind is refused', async (t) => expectParseError(t, trends({ series: [{ kind: 'PersonsNode' }] }), /Series kind must be/))
+t.test('a lifecycle query needs exactly one series', async (t) => expectParseError(t, { kind: 'LifecycleQuery', series: [] }, /exactly one series/))
+t.test('more than three breakdowns are refused', async (t) => expectParseError(t, trends({ breakdownFilter: { breakdowns: [1, 2, 3, 4].map((n) => ({ property: `p${n}` })) } }), /At most 3/))
+t.test('a missing required field is named', async (t) => expectParseError(t, { kind: 'HogQLQuery' }, /query\n/))
 
 t.test('cosmetic keys and every kind of node validate', async (t) => {
   t.doesNotThrow(() => parseQueryNode(trends({ trendsFilter: { showLegend: true, aggregationAxisFormat: 'percentage', decimalPlaces: 2, goalLines: [] } })))
@@ -62,40 +41,23 @@ t.test('a zod error becomes PostHog\'s 400 body', async (t) => {
   t.match(body, { type: 'invalid_request', code: 'parse_error', attr: null, detail: /^JSON parse error - 1 validation error for QueryRequest\ninterval\n/ })
 })
 
-const refused = async (t: Test, node: unknown, mentions: RegExp) => {
-  const input = at('2024-02-01T00:00:00Z')
-  try {
-    await runQuery(parseQueryNode(node), input, memorySource([]))
-    t.fail('the query ran')
-  } catch (error) {
-    t.ok(error instanceof QueryRefused)
-    const body = errorBody(error as DomainError)
-    t.equal((error as DomainError).status, 400)
-    t.equal(body.type, 'validation_error')
-    t.match(body.detail, mentions)
-  }
-}
-
 t.test('HogQL is refused by the engine with a 400', async (t) => {
-  await refused(t, { kind: 'HogQLQuery', query: 'select 1' }, /HogQL queries are not supported/)
-  await refused(t, trends({ series: [{ kind: 'EventsNode', event: 'x', math: 'hogql', math_hogql: 'count()' }] }), /HogQL math/)
-  await refused(t, trends({ breakdownFilter: { breakdown_type: 'hogql', breakdown: 'properties.$browser' } }), /HogQL breakdowns/)
+  await expectRefusal(t, { kind: 'HogQLQuery', query: 'select 1' }, /HogQL queries are not supported/)
+  await expectRefusal(t, trends({ series: [{ kind: 'EventsNode', event: 'x', math: 'hogql', math_hogql: 'count()' }] }), /HogQL math/)
+  await expectRefusal(t, trends({ breakdownFilter: { breakdown_type: 'hogql', breakdown: 'properties.$browser' } }), /HogQL breakdowns/)
 })
 t.test('actions and data warehouse series are refused clearly', async (t) => {
-  await refused(t, trends({ series: [{ kind: 'ActionsNode', id: 4 }] }), /no actions/)
-  await refused(t, trends({ series: [{ kind: 'DataWarehouseNode', id: 'x', table_name: 't', timestamp_field: 'ts' }] }), /data warehouse/)
-})
-t.test('kinds whose engines are not written yet are refused', async (t) => {
-  await refused(t, { kind: 'FunnelsQuery', series: [...series, { kind: 'EventsNode', event: 'b' }] }, /FunnelsQuery is not supported yet/)
+  await expectRefusal(t, trends({ series: [{ kind: 'ActionsNode', id: 4 }] }), /no actions/)
+  await expectRefusal(t, trends({ series: [{ kind: 'DataWarehouseNode', id: 'x', table_name: 't', timestamp_field: 'ts' }] }), /data warehouse/)
 })
 t.test('a range with too many buckets is refused before any event is read', async (t) => {
-  await refused(t, trends({ interval: 'minute', dateRange: { date_from: '-10y' } }), /too long for the minute interval/)
+  await expectRefusal(t, trends({ interval: 'minute', dateRange: { date_from: '-10y' } }), /too long for the minute interval/)
 })
 t.test('a formula naming a missing series or not parsing is refused', async (t) => {
-  await refused(t, trends({ trendsFilter: { formula: 'A+C' } }), /series C does not exist/)
-  await refused(t, trends({ trendsFilter: { formula: 'A+' } }), /ends too soon/)
-  await refused(t, trends({ trendsFilter: { formula: 'process.exit()' } }), /Invalid formula/)
+  await expectRefusal(t, trends({ trendsFilter: { formula: 'A+C' } }), /series C does not exist/)
+  await expectRefusal(t, trends({ trendsFilter: { formula: 'A+' } }), /ends too soon/)
+  await expectRefusal(t, trends({ trendsFilter: { formula: 'process.exit()' } }), /Invalid formula/)
 })
 t.test('unique_group without a group type index is refused', async (t) => {
-  await refused(t, trends({ series: [{ kind: 'EventsNode', event: 'x', math: 'unique_group' }] }), /math_group_type_index/)
+  await expectRefusal(t, trends({ series: [{ kind: 'EventsNode', event: 'x', math: 'unique_group' }] }), /math_group_type_index/)
 })

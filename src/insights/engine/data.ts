@@ -22,6 +22,8 @@ export interface QueryEvent {
   readonly personProperties: JsonObject
   /** PostHog's `elements_chain` text of autocapture events ('' when none). */
   readonly elementsChain?: string
+  /** When the event reached the store (epoch ms); the events query shows the timestamp when absent. */
+  readonly createdAt?: number
 }
 
 /** What the engine asks the store to read: rows of one environment, in timestamp order. */
@@ -41,6 +43,18 @@ export interface QueryGroup {
   readonly createdAt: number
 }
 
+/** A person as actors and events queries show it: its current state, not the state at an event. */
+export interface QueryPerson {
+  /** The person's uuid, as `QueryEvent.personId` carries it. */
+  readonly id: string
+  /** Its distinct ids, in the order PostHog lists them. */
+  readonly distinctIds: readonly string[]
+  readonly properties: JsonObject
+  /** Epoch milliseconds. */
+  readonly createdAt: number
+  readonly isIdentified: boolean
+}
+
 /**
  * The store behind a query, for one environment. The engine calls `scan` once or twice per
  * period (a second pass only when session properties are needed) and never holds more than
@@ -53,6 +67,13 @@ export interface QuerySource {
   earliestTimestamp(): Promise<number | null>
   /** Every group of one type, by key. */
   groups(groupTypeIndex: number): Promise<ReadonlyMap<string, QueryGroup>>
+  /**
+   * The persons with these uuids, by uuid, as they are now (merges applied). A uuid the store
+   * does not know (a deleted person) is left out of the map. Called with the persons of one page
+   * of events or actors, or with every actor of one data point when an actors query filters,
+   * searches or sorts by person.
+   */
+  persons(ids: readonly string[]): Promise<ReadonlyMap<string, QueryPerson>>
 }
 
 /** One group type of the environment (PostHog's group type mapping). */
@@ -63,6 +84,8 @@ export interface GroupTypeEntry {
 
 /** The environment's settings a query depends on. */
 export interface QueryEnvironment {
+  /** The environment's id, which events queries show as `team_id` (0 when absent). */
+  readonly teamId?: number
   /** IANA name, e.g. "UTC", "America/New_York". */
   readonly timezone: string
   /** 0 Sunday (PostHog's default) or 1 Monday. */

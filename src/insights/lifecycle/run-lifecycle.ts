@@ -4,8 +4,9 @@ import { loadLookups, visitRows } from '../engine/passes.js'
 import { resolvePeriods } from '../engine/periods.js'
 import { noNeeds } from '../properties/compile-filters.js'
 import type { LifecycleQuery } from '../schema/insight-queries.js'
-import { alignLocal, nextBucket } from '../time/date-range.js'
+import { alignLocal, nextBucket, type ResolvedRange } from '../time/date-range.js'
 import { bucketDay, bucketLabel } from '../time/labels.js'
+import type { Zone } from '../time/zone.js'
 import { compileSeries, eventsNodeOf } from '../trends/series-plan.js'
 import { LIFECYCLE_ORDER, lifecycleStatuses, type LifecycleStatus } from './lifecycle-status.js'
 
@@ -25,17 +26,29 @@ export interface LifecycleResponse {
   readonly resolved_date_range: { readonly date_from: string; readonly date_to: string }
 }
 
-interface Actor {
+/** One actor of a lifecycle query: when it was created, and its events per active period. */
+export interface LifecycleActor {
   readonly createdAt: number
-  readonly periods: Set<number>
+  readonly periods: Map<number, number>
+}
+
+/** A lifecycle query's actors and what classifying them needs. */
+export interface LifecycleActivity {
+  readonly actors: ReadonlyMap<string, LifecycleActor>
+  readonly range: ResolvedRange
+  readonly zone: Zone
+  readonly label: string
+  readonly event: string | null
+  readonly resolvedDateRange: { readonly date_from: string; readonly date_to: string }
+  /** An actor's statuses, per period: new, returning, resurrecting, dormant. */
+  readonly statuses: (actor: LifecycleActor) => [period: number, status: LifecycleStatus][]
 }
 
 /**
- * Runs a LifecycleQuery: each actor's active periods are read from one period before the range
- * to one after it, and each shown period counts actors new, returning, resurrecting and
- * (negatively) dormant in it.
+ * Reads each actor's active periods from one period before the range to one after it (a
+ * person, or a group with `aggregation_group_type_index`, created when the group was).
  */
-export const runLifecycle = async (query: LifecycleQuery, input: QueryInput, source: QuerySource): Promise<LifecycleResponse> => {
+export const lifecycleActivity = async (query: LifecycleQuery, input: QueryInput, source: QuerySource): Promise<LifecycleActivity> => {
   const interval = query.interval ?? 'day'
   const needs = noNeeds()
   const groupIndex = query.aggregation_group_type_index ?? null
@@ -52,7 +65,7 @@ export const runLifecycle = async (query: LifecycleQuery, input: QueryInput, sou
   const scan = { from: zone.toInstant(previous(first)), to: zone.toInstant(next(last)) - 1, events: plan.event === null ? null : [plan.event] }
   const lookups = await loadLookups(source, input.environment, needs, scan)
   const groups = groupIndex === null ? null : await source.groups(groupIndex)
-  const actors = new Map<string, Actor>()
+  const actors = new Map<string, LifecycleActor>()
   await visitRows(source, scan, lookups, (row) => {
     if (!plan.test(row)) return
     const key = groupIndex === null ? row.event.personId : row.groupKey(groupIndex)
@@ -60,25 +73,40 @@ export const runLifecycle = async (query: LifecycleQuery, input: QueryInput, sou
     let actor = actors.get(key)
     if (!actor) {
       const createdAt = groupIndex === null ? row.event.personCreatedAt : groups?.get(key)?.createdAt ?? row.event.timestamp
-      actors.set(key, (actor = { createdAt, periods: new Set() }))
+      actors.set(key, (actor = { createdAt, periods: new Map() }))
     }
-    actor.periods.add(alignLocal(zone.toLocal(row.event.timestamp), interval, weekStartDay))
+    const period = alignLocal(zone.toLocal(row.event.timestamp), interval, weekStartDay)
+    actor.periods.set(period, (actor.periods.get(period) ?? 0) + 1)
   })
+  const statuses = (actor: LifecycleActor) => {
+    const created = alignLocal(zone.toLocal(actor.createdAt), interval, weekStartDay)
+    return lifecycleStatuses([...actor.periods.keys()].sort((a, b) => a - b), created, previous, next)
+  }
+  return { actors, range, zone, label: plan.label, event: plan.event, resolvedDateRange, statuses }
+}
+
+/**
+ * Runs a LifecycleQuery: each shown period counts actors new, returning, resurrecting and
+ * (negatively) dormant in it.
+ */
+export const runLifecycle = async (query: LifecycleQuery, input: QueryInput, source: QuerySource): Promise<LifecycleResponse> => {
+  const activity = await lifecycleActivity(query, input, source)
+  const { range } = activity
+  const { weekStartDay } = input.environment
   const index = new Map(range.buckets.map((bucket, i) => [bucket, i]))
   const data: Record<LifecycleStatus, number[]> = { new: [], returning: [], resurrecting: [], dormant: [] }
   for (const status of LIFECYCLE_ORDER) data[status] = range.buckets.map(() => 0)
-  for (const actor of actors.values()) {
-    const created = alignLocal(zone.toLocal(actor.createdAt), interval, weekStartDay)
-    for (const [period, status] of lifecycleStatuses([...actor.periods].sort((a, b) => a - b), created, previous, next)) {
+  for (const actor of activity.actors.values()) {
+    for (const [period, status] of activity.statuses(actor)) {
       const i = index.get(period)
       if (i !== undefined) data[status][i]! += status === 'dormant' ? -1 : 1
     }
   }
   const labels = range.buckets.map((bucket) => bucketLabel(bucket, range, weekStartDay))
-  const days = range.buckets.map((bucket) => bucketDay(bucket, interval))
+  const days = range.buckets.map((bucket) => bucketDay(bucket, range.interval))
   const results = LIFECYCLE_ORDER.map((status): LifecycleSeries => ({
-    action: { id: plan.event, name: plan.label, type: 'events', order: 0, math: 'total' },
-    label: `${plan.label} - ${status}`, status, data: data[status], count: data[status].reduce((a, b) => a + b, 0), labels, days,
+    action: { id: activity.event, name: activity.label, type: 'events', order: 0, math: 'total' },
+    label: `${activity.label} - ${status}`, status, data: data[status], count: data[status].reduce((a, b) => a + b, 0), labels, days,
   }))
-  return { results, timezone: input.environment.timezone, resolved_date_range: resolvedDateRange }
+  return { results, timezone: input.environment.timezone, resolved_date_range: activity.resolvedDateRange }
 }

@@ -20,6 +20,7 @@ export const queryEnvironmentOf = async (models: ReadModels, environment: Enviro
   }
   const mapping = await models.get('group_type_mappings', String(environment.id))
   return {
+    teamId: environment.id,
     timezone: typeof environment['timezone'] === 'string' ? environment['timezone'] : 'UTC',
     weekStartDay: settings['week_start_day'] === 1 ? 1 : 0,
     testAccountFilters: filters.success ? filters.data : [],

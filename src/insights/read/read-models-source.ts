@@ -4,7 +4,8 @@ import { eventKey } from '../../events/record.js'
 import { personUuid } from '../../persons/person-uuid.js'
 import { distinctIdKey, personKey, personVersionKey, type DistinctIdRecord, type PersonRecord } from '../../persons/records.js'
 import type { ReadModels } from '../../readstore/read-models.js'
-import type { EventScan, QueryEvent, QueryGroup, QuerySource } from '../engine/data.js'
+import { distinctIdPagesOf, distinctIdsFrom } from '../../persons/read.js'
+import type { EventScan, QueryEvent, QueryGroup, QueryPerson, QuerySource } from '../engine/data.js'
 
 /**
  * Whose properties a query's persons have: as they were when each event happened (PostHog's
@@ -70,6 +71,22 @@ export class ReadModelsSource implements QuerySource {
       for (const group of page) found.set(group.group_key, { properties: group.group_properties, createdAt: Date.parse(group.created_at) })
     }
     return found
+  }
+
+  /** Persons by uuid, as they are now, with their distinct ids in listing order; ids of no person are left out. */
+  async persons(ids: readonly string[]): Promise<ReadonlyMap<string, QueryPerson>> {
+    const found = await this.models.getMany('persons', [...new Set(ids)].map((id) => personKey(this.environmentId, id)))
+    const persons = new Map<string, QueryPerson>()
+    for (const person of found.values()) {
+      persons.set(person.uuid, {
+        id: person.uuid,
+        distinctIds: distinctIdsFrom(person, await distinctIdPagesOf(this.models, person)),
+        properties: person.properties,
+        createdAt: Date.parse(person.created_at),
+        isIdentified: person.is_identified,
+      })
+    }
+    return persons
   }
 
   /** A page of events with their persons, reading only what earlier pages did not. */

@@ -2,7 +2,7 @@ import { z } from 'zod'
 import {
   BreakdownFilter, CompareFilter, DateRange, Interval, LifecycleFilter, Modifiers, StickinessFilter, TrendsFilter,
 } from './filters.js'
-import { Properties } from './property-filters.js'
+import { Properties, PropertyList } from './property-filters.js'
 import { SeriesNode, StepNode } from './series.js'
 
 /** Fields every insight query has (`InsightsQueryBase`). */
@@ -50,9 +50,18 @@ export const LifecycleQuery = z.looseObject({
 })
 export type LifecycleQuery = z.infer<typeof LifecycleQuery>
 
-const FunnelExclusion = z.looseObject({ kind: z.enum(['EventsNode', 'ActionsNode']), funnelFromStep: z.number().int().min(0), funnelToStep: z.number().int().min(0) })
+const FunnelExclusion = z.looseObject({
+  kind: z.enum(['EventsNode', 'ActionsNode']),
+  event: z.string().nullable().optional(),
+  id: z.number().int().nullable().optional(),
+  properties: PropertyList,
+  funnelFromStep: z.number().int().min(0),
+  funnelToStep: z.number().int().min(0),
+})
+export type FunnelExclusion = z.infer<typeof FunnelExclusion>
 const WindowUnit = z.enum(['second', 'minute', 'hour', 'day', 'week', 'month'])
 
+/** Display-only keys (layout, funnelStepReference, hiddenLegendBreakdowns, resultCustomizations…) pass through unread. */
 export const FunnelsFilter = z.looseObject({
   funnelOrderType: z.enum(['ordered', 'strict', 'unordered']).nullable().optional(),
   funnelVizType: z.enum(['steps', 'time_to_convert', 'trends']).nullable().optional(),
@@ -83,8 +92,9 @@ const RetentionEntity = z.looseObject({
   id: z.union([z.string(), z.number()]).nullable().optional(),
   type: z.enum(['events', 'actions']).nullable().optional(),
   name: z.string().nullable().optional(),
-  properties: z.array(z.unknown()).nullable().optional(),
+  properties: PropertyList,
 })
+export type RetentionEntity = z.infer<typeof RetentionEntity>
 
 export const RetentionFilter = z.looseObject({
   period: z.enum(['Hour', 'Day', 'Week', 'Month']).nullable().optional(),

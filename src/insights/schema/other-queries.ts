@@ -3,6 +3,9 @@ import { DateRange } from './filters.js'
 import { InsightSource } from './insight-queries.js'
 import { Properties, PropertyList } from './property-filters.js'
 
+/** A breakdown value that picks one data point: a value, or one value per breakdown. */
+const BreakdownSelector = z.union([z.string(), z.number(), z.array(z.union([z.string(), z.number()]))])
+
 export const EventsQuery = z.looseObject({
   kind: z.literal('EventsQuery'),
   select: z.array(z.string()),
@@ -39,14 +42,32 @@ export const InsightActorsQuery = z.looseObject({
   status: z.string().nullable().optional(),
   interval: z.number().int().nullable().optional(),
   series: z.number().int().min(0).nullable().optional(),
-  breakdown: z.union([z.string(), z.number(), z.array(z.union([z.string(), z.number()]))]).nullable().optional(),
+  breakdown: BreakdownSelector.nullable().optional(),
   compare: z.enum(['current', 'previous']).nullable().optional(),
   includeRecordings: z.boolean().nullable().optional(),
 })
 export type InsightActorsQuery = z.infer<typeof InsightActorsQuery>
 
-const FunnelsActorsQuery = z.looseObject({ kind: z.literal('FunnelsActorsQuery'), source: InsightSource, funnelStep: z.number().int().nullable().optional() })
-const StickinessActorsQuery = z.looseObject({ kind: z.literal('StickinessActorsQuery'), source: InsightSource, day: z.union([z.string(), z.number()]).nullable().optional() })
+export const FunnelsActorsQuery = z.looseObject({
+  kind: z.literal('FunnelsActorsQuery'),
+  source: InsightSource,
+  /** 1-based: n for the actors who reached step n, -n for those who dropped off at step n. */
+  funnelStep: z.number().int().nullable().optional(),
+  funnelStepBreakdown: BreakdownSelector.nullable().optional(),
+  funnelTrendsDropOff: z.boolean().nullable().optional(),
+  funnelTrendsEntrancePeriodStart: z.string().nullable().optional(),
+  includeRecordings: z.boolean().nullable().optional(),
+})
+export type FunnelsActorsQuery = z.infer<typeof FunnelsActorsQuery>
+
+export const StickinessActorsQuery = z.looseObject({
+  kind: z.literal('StickinessActorsQuery'),
+  source: InsightSource,
+  day: z.union([z.string(), z.number()]).nullable().optional(),
+  series: z.number().int().min(0).nullable().optional(),
+  compare: z.enum(['current', 'previous']).nullable().optional(),
+})
+export type StickinessActorsQuery = z.infer<typeof StickinessActorsQuery>
 
 export const ActorsQuery = z.looseObject({
   kind: z.literal('ActorsQuery'),

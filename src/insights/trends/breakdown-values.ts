@@ -28,7 +28,12 @@ const normalizeUrl = (text: string): string => {
   return bare.length > 1 ? bare.replace(/\/+$/, '') || '/' : bare
 }
 
-const reader = (item: Breakdown, needs: Needs): ((row: RowContext) => string) => {
+/**
+ * Reads one breakdown property of a row as text: null when the property is missing, null or
+ * empty (each insight writes that as its own "none" value). URLs lose their query and trailing
+ * slash with `normalize_url`.
+ */
+export const breakdownText = (item: Breakdown, needs: Needs): ((row: RowContext) => string | null) => {
   const type = item.type ?? 'event'
   if (item.histogram_bin_count !== undefined && item.histogram_bin_count !== null) {
     throw new QueryRefused('Histogram breakdowns are not supported yet.', 'unsupported_query', 'breakdown_histogram_bin_count')
@@ -56,9 +61,14 @@ const reader = (item: Breakdown, needs: Needs): ((row: RowContext) => string) =>
   const normalize = item.normalize_url === true
   return (row) => {
     const text = propertyText(read(row))
-    if (text === null || text === '') return NULL_VALUE
+    if (text === null || text === '') return null
     return normalize ? normalizeUrl(text) : text
   }
+}
+
+const reader = (item: Breakdown, needs: Needs): ((row: RowContext) => string) => {
+  const text = breakdownText(item, needs)
+  return (row) => text(row) ?? NULL_VALUE
 }
 
 const singleBreakdown = (filter: BreakdownFilter): Breakdown | null => {
