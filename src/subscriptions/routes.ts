@@ -36,10 +36,7 @@ export interface SubscriptionDeps {
 const READ = { scopes: ['subscription:read'] }
 const WRITE = { scopes: ['subscription:write'] }
 
-/**
- * A subscription delivers a live dashboard of its own environment. Deliveries are of dashboards
- * (`src/delivery/`), so a subscription to an insight is refused as PostHog refuses an insight it cannot find.
- */
+/** A subscription delivers a live dashboard or insight of its own environment. */
 const checkTarget = async (models: ReadModels, environment: Environment, fields: Pick<SubscriptionFields, 'dashboard' | 'insight'>) => {
   if (fields.dashboard === null && fields.insight === null) throw new ValidationFailed('Either dashboard or insight is required for an export.')
   if (fields.dashboard !== null) {
@@ -48,7 +45,12 @@ const checkTarget = async (models: ReadModels, environment: Environment, fields:
       throw new ValidationFailed('This dashboard does not belong to your team.', 'dashboard')
     }
   }
-  if (fields.insight !== null) throw new ValidationFailed('This insight does not belong to your team.', 'insight')
+  if (fields.insight !== null) {
+    const insight = await models.get('insights', String(fields.insight))
+    if (!insight || insight.environment_id !== environment.id || insight.deleted) {
+      throw new ValidationFailed('This insight does not belong to your team.', 'insight')
+    }
+  }
 }
 
 const findSubscription = async (models: ReadModels, environment: Environment, id: string): Promise<Subscription> => {
