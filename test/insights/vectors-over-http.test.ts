@@ -92,3 +92,51 @@ t.test('without a date range a daily query covers the last seven days and today'
   const hourly = await api.query({ query: { kind: 'TrendsQuery', series: [{ kind: 'EventsNode', event: '$pageview' }], interval: 'hour', dateRange: { date_from: '-24h' } } })
   t.equal(hourly.body.results[0].days.length, 25)
 })
+
+t.test('funnels: ordered, strict and unordered conversion of signup then purchase', async (t) => {
+  const api = await queryWorld(t)
+  await api.send([
+    send('signup', 'p1', '2024-01-01T10:00:00'), send('$pageview', 'p1', '2024-01-02T10:00:00'), send('purchase', 'p1', '2024-01-03T10:00:00'),
+    send('signup', 'p2', '2024-01-01T09:00:00'), send('purchase', 'p2', '2024-01-20T09:00:00'),
+    send('purchase', 'p3', '2024-01-02T00:00:00'), send('signup', 'p3', '2024-01-05T00:00:00'),
+    send('signup', 'p4', '2024-01-04T00:00:00'), send('purchase', 'p4', '2024-01-04T01:00:00'),
+    send('signup', 'p5', '2024-01-10T00:00:00'), send('purchase', 'p5', '2024-01-10T00:10:00'),
+  ])
+  const funnel = (funnelOrderType: string) => api.query({ query: {
+    kind: 'FunnelsQuery', series: [{ kind: 'EventsNode', event: 'signup' }, { kind: 'EventsNode', event: 'purchase' }],
+    dateRange: { date_from: '2024-01-01', date_to: '2024-01-31' },
+    funnelsFilter: { funnelOrderType, funnelWindowInterval: 14, funnelWindowIntervalUnit: 'day' },
+  } })
+  const ordered = await funnel('ordered')
+  t.equal(ordered.status, 200)
+  t.match(ordered.body.results, [
+    { action_id: 'signup', name: 'signup', order: 0, count: 5, average_conversion_time: null, median_conversion_time: null },
+    { action_id: 'purchase', count: 3, average_conversion_time: 59000, median_conversion_time: 3600 },
+  ])
+  t.match((await funnel('strict')).body.results, [{ count: 5 }, { count: 2, average_conversion_time: 2100, median_conversion_time: 2100 }])
+  t.match((await funnel('unordered')).body.results, [
+    { name: 'Completed 1 step', action_id: null, count: 5 }, { name: 'Completed 2 steps', count: 4, average_conversion_time: 109050, median_conversion_time: 88200 },
+  ])
+})
+
+t.test('retention: recurring and first-time cohorts by day', async (t) => {
+  const api = await queryWorld(t)
+  await api.send([
+    send('$pageview', 'u1', '2024-01-01T10:00:00'), send('$pageview', 'u1', '2024-01-02T10:00:00'), send('$pageview', 'u1', '2024-01-03T10:00:00'),
+    send('$pageview', 'u2', '2024-01-01T10:00:00'), send('$pageview', 'u2', '2024-01-03T10:00:00'),
+    send('$pageview', 'u3', '2024-01-02T10:00:00'), send('$pageview', 'u4', '2024-01-03T10:00:00'),
+  ])
+  const retention = async (retentionType: string) => {
+    const answer = await api.query({ query: {
+      kind: 'RetentionQuery', dateRange: { date_from: '2024-01-01', date_to: '2024-01-03' },
+      retentionFilter: {
+        period: 'Day', totalIntervals: 3, retentionType,
+        targetEntity: { id: '$pageview', type: 'events' }, returningEntity: { id: '$pageview', type: 'events' },
+      },
+    } })
+    t.equal(answer.status, 200)
+    return answer.body.results.map((cohort: { values: { count: number }[] }) => cohort.values.map((value) => value.count))
+  }
+  t.same(await retention('retention_recurring'), [[2, 1, 2], [2, 1, 0], [3, 0, 0]])
+  t.same(await retention('retention_first_time'), [[2, 1, 2], [1, 0, 0], [1, 0, 0]])
+})
