@@ -56,3 +56,41 @@ t.test('changing a dashboard\'s filters changes what its tiles show', async (t) 
   t.equal(tile.is_cached, false, 'the filtered query is a new cache entry')
   t.equal((await w.tileOf('force_cache')).is_cached, true, 'which the next read finds')
 })
+
+t.test('an insight read from its dashboard runs under the dashboard\'s filters and reports the tile\'s refresh', async (t) => {
+  const w = await withInsightOnDashboard(t, { date_from: '2024-03-02', date_to: '2024-03-03' })
+  const tile = await w.tileOf()
+  const read = await w.api.get(`${w.base}${w.insight.id}/?from_dashboard=${w.dashboard.id}`)
+  t.equal(read.status, 200)
+  t.match(read.body, { result: [{ data: [1, 1], count: 2 }], is_cached: true, last_refresh: tile.last_refresh, filters_hash: tile.insight.filters_hash })
+})
+
+t.test('filters_override and tile_filters_override are laid over the dashboard\'s filters', async (t) => {
+  const w = await withInsightOnDashboard(t, { date_from: '2024-03-02', date_to: '2024-03-03' })
+  const path = `${w.base}${w.insight.id}/?refresh=true&from_dashboard=${w.dashboard.id}`
+  const override = encodeURIComponent(JSON.stringify({ properties: CHROME }))
+  t.match((await w.api.get(`${path}&filters_override=${override}`)).body.result, [{ data: [0, 1], count: 1 }])
+  const tileOverride = encodeURIComponent(JSON.stringify({ date_from: '2024-03-01' }))
+  t.match((await w.api.get(`${path}&tile_filters_override=${tileOverride}`)).body.result, [{ data: [1, 1, 1], count: 3 }])
+  const alone = await w.api.get(`${w.base}${w.insight.id}/?refresh=true&filters_override=${override}`)
+  t.match(alone.body.result, [{ data: [1, 0, 1], count: 2 }], 'an override applies without a dashboard too')
+})
+
+t.test('an override that is not a JSON object is refused, naming the parameter', async (t) => {
+  const w = await withInsightOnDashboard(t, {})
+  for (const name of ['filters_override', 'tile_filters_override']) {
+    const read = await w.api.get(`${w.base}${w.insight.id}/?${name}=%7Bnope`)
+    t.equal(read.status, 400)
+    t.match(read.body, { type: 'validation_error', code: 'invalid_input', detail: `Invalid JSON passed in ${name} parameter`, attr: name })
+  }
+})
+
+t.test('from_dashboard naming a dashboard the insight is not on, or none, is 404', async (t) => {
+  const w = await withInsightOnDashboard(t, {})
+  const other = (await w.api.post(w.dashboards, { name: 'Other' })).body
+  t.equal((await w.api.get(`${w.base}${w.insight.id}/?from_dashboard=${other.id}`)).status, 404)
+  t.equal((await w.api.get(`${w.base}${w.insight.id}/?from_dashboard=99999`)).status, 404)
+  t.equal((await w.api.get(`${w.base}${w.insight.id}/?from_dashboard=abc`)).status, 404)
+  await w.api.patch(`${w.dashboards}${w.dashboard.id}/`, { deleted: true })
+  t.equal((await w.api.get(`${w.base}${w.insight.id}/?from_dashboard=${w.dashboard.id}`)).status, 404, 'a deleted dashboard')
+})
