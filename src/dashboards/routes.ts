@@ -21,6 +21,7 @@ import { createDashboard, findDashboard, liveDashboard, updateDashboard, type Da
 import { refreshMode, type RefreshMode } from '../insights/results.js'
 import { tileInsights } from '../insights/tile-insights.js'
 import type { Environment } from '../readstore/environment.js'
+import { createTemplateInsights } from './template-insights.js'
 import { moveTile } from './tile-moves.js'
 import { evolveDashboard, type Dashboard } from './state.js'
 
@@ -59,8 +60,11 @@ export const dashboardRoutes: FastifyPluginAsync<DashboardRouteDeps> = async (ap
   app.post('/dashboards/', { config: WRITE, schema: { params: ScopedParams } }, async (request, reply) => {
     const environment = await environmentOf(request, models)
     const body = parseBody(createDashboardBody, request.body)
-    const dashboard = await createDashboard(deps, environment, body, commandContext(request))
-    return detail(reply.status(201), environment, dashboard, actorOf(request))
+    const context = commandContext(request)
+    const actor = actorOf(request)
+    const created = await createDashboard(deps, environment, body, context)
+    const dashboard = await createTemplateInsights(deps, environment, created, body.use_template, actor, context)
+    return detail(reply.status(201), environment, dashboard, actor)
   })
 
   app.withTypeProvider<ZodTypeProvider>().get('/dashboards/:id/', {

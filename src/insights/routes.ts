@@ -12,6 +12,8 @@ import { queryOf, ScopedIdParams, ScopedParams, type ZodTypeProvider } from '../
 import { NotFound } from '../kernel/errors.js'
 import { insightActivity } from './activity.js'
 import { insightAudit } from './audited.js'
+import { readContextFilters } from './dashboard-context.js'
+import { underDashboardFilters } from './dashboard-filters.js'
 import { insightStream } from './events.js'
 import { listInsights, truthy } from './listing.js'
 import { presentInsight, presentInsights, presentPast, type Shape } from './present.js'
@@ -28,7 +30,10 @@ const ACTIVITY = { scopes: ['activity_log:read'] }
 const ListQuery = queryOf(
   'saved', 'short_id', 'search', 'dashboards', 'tags', 'created_by', 'favorited', 'user', 'insight', 'order', 'basic', 'refresh',
 )
-const DetailQuery = AsOfQuery.extend({ basic: z.string().optional(), refresh: z.string().optional() })
+const DetailQuery = AsOfQuery.extend({
+  basic: z.string().optional(), refresh: z.string().optional(),
+  from_dashboard: z.string().optional(), filters_override: z.string().optional(), tile_filters_override: z.string().optional(),
+})
 
 const shapeOf = (query: { basic?: string | undefined; refresh?: string | undefined }): Shape =>
   truthy(query.basic) ? { basic: true } : { basic: false, refresh: refreshMode(query.refresh) }
@@ -74,7 +79,12 @@ export const insightRoutes: FastifyPluginAsync<InsightDeps> = async (plain, deps
     const environment = await environmentOf(request, models)
     const { as_of: asOf } = request.query
     const shape = shapeOf(request.query)
-    if (asOf === undefined) return presentInsight(deps, environment, await liveInsight(models, environment, request.params.id), shape)
+    if (asOf === undefined) {
+      const insight = await liveInsight(models, environment, request.params.id)
+      // In a dashboard's context the query runs under its filters, so the results are the tile's.
+      const filters = await readContextFilters(models, environment, insight.id, request.query)
+      return presentInsight(deps, environment, filters ? underDashboardFilters(insight, filters) : insight, shape)
+    }
     // History answers for deleted insights too: the state then, `deleted` included.
     const current = await findInsight(models, environment, request.params.id)
     const past = await stateAsOf(deps.log, insightStream(current.id), evolveInsight, null, cutoffAt(asOf))

@@ -4,6 +4,7 @@ import { NO_TILE_INSIGHTS, tileInsightIds, type TileInsight, type TileInsights }
 import type { Dashboard } from '../dashboards/state.js'
 import type { Environment } from '../readstore/environment.js'
 import type { ReadModels } from '../readstore/read-models.js'
+import { underDashboardFilters } from './dashboard-filters.js'
 import type { InsightDocument } from './document.js'
 import type { InsightResults, RefreshMode } from './results.js'
 import { insightJson, sharedInsightJson } from './serialize.js'
@@ -38,8 +39,10 @@ export const tileInsights = async (
     const id = tileInsight(tile)
     const insight = id === null ? undefined : insights.get(id)
     if (tile.deleted || insight === undefined) continue
-    const results = await deps.insightResults(environment, insight, refresh)
-    const json = view === 'full' ? insightJson(insight, tiles.get(insight.id) ?? [], results, users) : sharedInsightJson(insight, results)
+    // The dashboard's filters change the query the tile runs, so its results have a cache key of their own.
+    const shownInsight = underDashboardFilters(insight, dashboard.filters)
+    const results = await deps.insightResults(environment, shownInsight, refresh)
+    const json = view === 'full' ? insightJson(shownInsight, tiles.get(insight.id) ?? [], results, users) : sharedInsightJson(shownInsight, results)
     shown.set(tile.id, { text: JSON.stringify(json), last_refresh: results.last_refresh, is_cached: results.is_cached })
   }
   return shown
