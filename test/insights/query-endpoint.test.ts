@@ -46,6 +46,25 @@ t.test('TV3: a breakdown keeps its limit, puts the rest in Other and missing val
     ['Chrome', [3]], ['Firefox', [2]], ['$$_posthog_breakdown_other_$$', [2]],
   ])
   t.equal(limited.body.hasMore, true)
+  const shown = await api.query(trends([{ kind: 'EventsNode', event: '$pageview' }], { ...range, breakdownFilter: { breakdown: '$browser', breakdown_type: 'event', breakdown_limit: 2, breakdown_hide_other_aggregation: true } }))
+  t.same(shown.body.results.map((series: { breakdown_value: string }) => series.breakdown_value), ['Chrome', 'Firefox'], 'Other hidden when asked')
+})
+
+t.test('TV3: events without the property, or with it empty, fall in the null bucket, after ordinary values; two series label theirs', async (t) => {
+  const api = await queryWorld(t)
+  await api.send([
+    pageview('c1', '2024-01-01T10:00:00Z', { $browser: 'Chrome' }), pageview('c2', '2024-01-01T11:00:00Z', { $browser: 'Chrome' }),
+    pageview('n1', '2024-01-01T12:00:00Z'), pageview('n2', '2024-01-01T13:00:00Z', { $browser: '' }),
+    { event: 'signup', distinctId: 'c1', at: '2024-01-01T14:00:00Z', properties: { $browser: 'Chrome' } },
+  ])
+  const range = { dateRange: { date_from: '2024-01-01', date_to: '2024-01-01' }, interval: 'day', breakdownFilter: { breakdown: '$browser', breakdown_type: 'event' } }
+  const one = await api.query(trends([{ kind: 'EventsNode', event: '$pageview' }], range))
+  t.same(one.body.results.map((series: { breakdown_value: string; data: number[] }) => [series.breakdown_value, series.data]), [
+    ['Chrome', [2]], ['$$_posthog_breakdown_null_$$', [2]],
+  ])
+  t.equal(one.body.hasMore, false)
+  const two = await api.query(trends([{ kind: 'EventsNode', event: '$pageview' }, { kind: 'EventsNode', event: 'signup' }], range))
+  t.ok(two.body.results.some((series: { label: string }) => series.label === '$pageview - Chrome'), 'with two series each label names its event')
 })
 
 t.test('results are cached by PostHog\'s key and served per the refresh mode', async (t) => {
