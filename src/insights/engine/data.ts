@@ -15,7 +15,11 @@ export interface QueryEvent {
   readonly timestamp: number
   readonly distinctId: string
   readonly personId: string
-  /** When the person was created (epoch ms); lifecycle's "new" is the period holding it. */
+  /**
+   * When the person was created (epoch ms); lifecycle's "new" is the period holding it. The
+   * event's own timestamp for a distinct id without a person, and from a source told that the
+   * query does not read it.
+   */
   readonly personCreatedAt: number
   /** Event properties ($session_id, $groups, $browser…). */
   readonly properties: JsonObject
