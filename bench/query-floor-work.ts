@@ -26,27 +26,37 @@ export interface Floor {
   close(): void
 }
 
-/** The one table of a read model in a file: a fresh service has one build of each. */
+/** The table of a read model's newest build in a file: the one a service that has finished rebuilding reads. */
 const tableOf = (db: Database.Database, schema: string, collection: string): string => {
-  const tables = db.prepare(`SELECT name FROM ${schema}.sqlite_master WHERE type = 'table' AND name GLOB ?`).pluck().all(`c_${collection}_v*_b*`) as string[]
-  if (tables.length !== 1) throw new Error(`expected one build of ${collection}, found ${tables.length}`)
-  return `${schema}."${tables[0]}"`
+  const builds = (db.prepare(`SELECT name FROM ${schema}.sqlite_master WHERE type = 'table' AND name GLOB ?`).pluck().all(`c_${collection}_v*_b*`) as string[])
+    .map((name) => ({ name, order: /_v(\d+)_b(\d+)$/.exec(name)!.slice(1).map(Number) }))
+    .sort((a, b) => b.order[0]! - a.order[0]! || b.order[1]! - a.order[1]!)
+  if (builds.length === 0) throw new Error(`no build of ${collection} in ${schema}`)
+  return `${schema}."${builds[0]!.name}"`
 }
 
-/** The person an event's distinct id belongs to now, or the distinct id itself when it has none. */
-const PERSON = `coalesce(m.body ->> '$.person_id', e."f:distinct_id")`
+/** The column of an indexed field: `v:<field>`, or `f:<field>` in a table made before. */
+const columnOf = (db: Database.Database, table: string, field: string): string => {
+  const names = (db.prepare(`PRAGMA ${table.replace('.', '.table_info(')})`).all() as { name: string }[]).map((column) => column.name)
+  const name = [`v:${field}`, `f:${field}`].find((candidate) => names.includes(candidate))
+  if (name === undefined) throw new Error(`${table} has no column for ${field}`)
+  return `e."${name}"`
+}
 
 export const openFloor = (dataDir: string): Floor => {
   const db = new Database(join(dataDir, 'readmodels-events.sqlite'), { readonly: true })
   db.exec(`ATTACH DATABASE '${join(dataDir, 'readmodels-persons.sqlite').replaceAll("'", "''")}' AS persons`)
   const events = tableOf(db, 'main', 'events')
   const mappings = tableOf(db, 'persons', 'person_distinct_ids')
-  const joined = `FROM ${events} e LEFT JOIN ${mappings} m ON m.id = e."f:environment_id" || ':' || e."f:distinct_id"`
-  const inRange = `e."f:environment_id" = ? AND e."f:timestamp" >= ? AND e."f:timestamp" <= ?`
-  const daily = db.prepare(`SELECT substr(e."f:timestamp", 1, 10), e.body ->> ('$.properties."' || ? || '"'), count(DISTINCT ${PERSON})
-    ${joined} WHERE ${inRange} AND e."f:event" = ? GROUP BY 1, 2`).raw(true)
-  const stepRows = db.prepare(`SELECT ${PERSON}, e."f:timestamp", e."f:event"
-    ${joined} WHERE ${inRange} AND e."f:event" IN (SELECT value FROM json_each(?)) ORDER BY e."f:timestamp"`).raw(true)
+  const [environment, timestamp, name, distinctId] = ['environment_id', 'timestamp', 'event', 'distinct_id'].map((field) => columnOf(db, events, field))
+  // The person an event's distinct id belongs to now, or the distinct id itself when it has none.
+  const person = `coalesce(m.body ->> '$.person_id', ${distinctId})`
+  const joined = `FROM ${events} e LEFT JOIN ${mappings} m ON m.id = ${environment} || ':' || ${distinctId}`
+  const inRange = `${environment} = ? AND ${timestamp} >= ? AND ${timestamp} <= ?`
+  const daily = db.prepare(`SELECT substr(${timestamp}, 1, 10), e.body ->> ('$.properties."' || ? || '"'), count(DISTINCT ${person})
+    ${joined} WHERE ${inRange} AND ${name} = ? GROUP BY 1, 2`).raw(true)
+  const stepRows = db.prepare(`SELECT ${person}, ${timestamp}, ${name}
+    ${joined} WHERE ${inRange} AND ${name} IN (SELECT value FROM json_each(?)) ORDER BY ${timestamp}`).raw(true)
   return {
     dailyPeople(environmentId, event, property, range) {
       const out: DailyPeople = {}
