@@ -42,17 +42,22 @@ const table = (collection: string): string => {
 /** The SQL operator of each bound. */
 const BOUND_OPERATORS = [['gt', '>'], ['gte', '>='], ['lt', '<'], ['lte', '<=']] as const
 
-/** A document of only `fields`, from their JSON texts in the same order (null: the document lacks it). */
-const assemble = (fields: readonly string[], values: readonly (string | null)[]): JsonObject => {
+/**
+ * A document of only the fields at `paths`, from two values per field, in the same order: the
+ * string read from the field's column when it held one, else the field's JSON text (both null
+ * when the document lacks it).
+ */
+const assemble = (paths: readonly (readonly string[])[], values: readonly (string | null)[]): JsonObject => {
   const doc: JsonObject = {}
-  fields.forEach((field, i) => {
-    const value = values[i]
-    if (value === null || value === undefined) return
-    const path = field.split('.')
+  for (let i = 0; i < paths.length; i++) {
+    const text = values[2 * i]!
+    const json = values[2 * i + 1]!
+    if (text === null && json === null) continue
+    const path = paths[i]!
     let node = doc
-    for (const segment of path.slice(0, -1)) node = (node[segment] ??= {}) as JsonObject
-    node[path.at(-1)!] = JSON.parse(value)
-  })
+    for (let depth = 0; depth < path.length - 1; depth++) node = (node[path[depth]!] ??= {}) as JsonObject
+    node[path[path.length - 1]!] = text ?? JSON.parse(json!)
+  }
   return doc
 }
 
@@ -241,10 +246,23 @@ export class SqliteFile implements ReadStore {
       const rows = this.statement(`SELECT body ${tail}`).pluck().all(...params, limit, offset) as string[]
       return rows.map((body) => JSON.parse(body) as T)
     }
-    // `->` gives each field as JSON text (NULL when absent), so only those parts are read and parsed.
-    const columns = fields.length === 0 ? 'NULL' : fields.map((field) => `body -> ${jsonPath(field)}`).join(', ')
+    const columns = fields.length === 0 ? 'NULL' : fields.map((field) => this.fieldValues(collection, field)).join(', ')
     const rows = this.statement(`SELECT ${columns} ${tail}`).raw(true).all(...params, limit, offset) as (string | null)[][]
-    return rows.map((values) => assemble(fields, values) as T)
+    const paths = fields.map((field) => field.split('.'))
+    return rows.map((values) => assemble(paths, values) as T)
+  }
+
+  /**
+   * The two values `assemble` takes for a field of `find`'s `fields`: an indexed field holding a
+   * string is read from its column, with no body parsed; else `->` gives the field's JSON text
+   * (NULL when absent), reading only that part of the body.
+   */
+  private fieldValues(collection: string, field: string): string {
+    const column = this.column(collection, field)
+    const json = `body -> ${jsonPath(field)}`
+    if (!column) return `NULL, ${json}`
+    const isText = `typeof(${column.sql}) = 'text'`
+    return `CASE WHEN ${isText} THEN ${column.sql} END, CASE WHEN ${isText} THEN NULL ELSE ${json} END`
   }
 
   async count(collection: string, where?: FindQuery['where'], contains?: FindQuery['contains']): Promise<number> {
