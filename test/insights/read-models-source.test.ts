@@ -95,6 +95,11 @@ t.test('a query reads each event with the person it belongs to now and the prope
     const whoOnly = new ReadModelsSource(service.models, environmentId, { properties: null, createdAt: false })
     t.same(await read(whoOnly, null, START + 11 * DAY, null), expectedRows(environmentId, sent, 'current').map((row) => ({ ...row, personCreatedAt: row.timestamp, personProperties: {} })),
       'reading neither properties nor creation: the same persons')
+    const rows: QueryEvent[] = []
+    for await (const row of whoOnly.scan({ from: null, to: START + 11 * DAY, events: null, properties: false })) rows.push(row)
+    t.same(rows.map(({ uuid, event, timestamp, properties, elementsChain }) => ({ uuid, event, timestamp, properties, elementsChain })),
+      expectedRows(environmentId, sent, 'current').map(({ uuid, timestamp }) => ({ uuid, event: sent.find((e) => e.uuid === uuid)!.event, timestamp, properties: {}, elementsChain: '' })),
+      'a scan without properties: the same events, with none')
   }), { numRuns: 25 })
 })
 

@@ -38,6 +38,11 @@ export interface EventScan {
   readonly to: number
   /** Event names to read, or null for every event. */
   readonly events: readonly string[] | null
+  /**
+   * Whether rows need their events' properties and elements chain (default true). Without them a
+   * source may give `{}` and '', and read only names, times and persons.
+   */
+  readonly properties?: boolean
 }
 
 /** A group as the engine reads it. */
