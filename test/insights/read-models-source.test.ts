@@ -69,7 +69,7 @@ const expectedRows = (environmentId: number, sent: readonly CapturedEvent[], mod
 
 const read = async (source: ReadModelsSource, from: number | null, to: number, events: string[] | null) => {
   const rows: QueryEvent[] = []
-  for await (const row of source.scan({ from, to, events })) rows.push(row)
+  for await (const page of source.scan({ from, to, events })) rows.push(...page)
   return rows.map(({ uuid, distinctId, timestamp, personId, personCreatedAt, personProperties }) => ({ uuid, distinctId, timestamp, personId, personCreatedAt, personProperties }))
 }
 
@@ -96,7 +96,7 @@ t.test('a query reads each event with the person it belongs to now and the prope
     t.same(await read(whoOnly, null, START + 11 * DAY, null), expectedRows(environmentId, sent, 'current').map((row) => ({ ...row, personCreatedAt: row.timestamp, personProperties: {} })),
       'reading neither properties nor creation: the same persons')
     const rows: QueryEvent[] = []
-    for await (const row of whoOnly.scan({ from: null, to: START + 11 * DAY, events: null, properties: false })) rows.push(row)
+    for await (const page of whoOnly.scan({ from: null, to: START + 11 * DAY, events: null, properties: false })) rows.push(...page)
     t.same(rows.map(({ uuid, event, timestamp, properties, elementsChain }) => ({ uuid, event, timestamp, properties, elementsChain })),
       expectedRows(environmentId, sent, 'current').map(({ uuid, timestamp }) => ({ uuid, event: sent.find((e) => e.uuid === uuid)!.event, timestamp, properties: {}, elementsChain: '' })),
       'a scan without properties: the same events, with none')

@@ -70,8 +70,11 @@ export interface QueryPerson {
  * its aggregates while rows stream.
  */
 export interface QuerySource {
-  /** Events within the scan, ordered by timestamp. */
-  scan(scan: EventScan): AsyncIterable<QueryEvent> | Iterable<QueryEvent>
+  /**
+   * Events within the scan, ordered by timestamp, in pages: a page at a time costs the engine
+   * one step of iteration instead of one per event.
+   */
+  scan(scan: EventScan): AsyncIterable<readonly QueryEvent[]> | Iterable<readonly QueryEvent[]>
   /** The environment's earliest event timestamp (for `date_from: "all"`), null when it has none. */
   earliestTimestamp(): Promise<number | null>
   /** Every group of one type, by key. */

@@ -60,7 +60,7 @@ export class ReadModelsSource implements QuerySource {
     this.mode = reads.properties
   }
 
-  async *scan(scan: EventScan): AsyncIterable<QueryEvent> {
+  async *scan(scan: EventScan): AsyncIterable<readonly QueryEvent[]> {
     const timestamp = { ...(scan.from === null ? {} : { gte: new Date(scan.from).toISOString() }), lte: new Date(scan.to).toISOString() }
     const pages = this.models.pages('events', {
       where: { environment_id: this.environmentId },
@@ -71,7 +71,7 @@ export class ReadModelsSource implements QuerySource {
     }, PAGE)
     for await (const page of pages) {
       this.signal?.throwIfAborted()
-      yield* await this.joined(page)
+      yield await this.joined(page)
     }
   }
 
