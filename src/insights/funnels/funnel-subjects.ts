@@ -61,8 +61,11 @@ interface ScannedEvent extends FunnelEvent {
   readonly value: FunnelValue | null
 }
 
-const maskOf = (matchers: readonly { event: string | null; test: RowTest }[], row: RowContext): number =>
-  matchers.reduce((mask, matcher, i) => (matches(matcher, row) ? mask | (1 << i) : mask), 0)
+const maskOf = (matchers: readonly { event: string | null; test: RowTest }[], row: RowContext): number => {
+  let mask = 0
+  for (let i = 0; i < matchers.length; i++) if (matches(matchers[i]!, row)) mask |= 1 << i
+  return mask
+}
 
 /** Reads every actor's funnel events in the range: step and exclusion events, and for strict funnels every other event too. */
 const readActors = async (plan: FunnelPlan, range: ResolvedRange, input: QueryInput, source: QuerySource): Promise<Map<string, ScannedEvent[]>> => {
