@@ -3,7 +3,7 @@ import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
 import type { Figure } from './figures.js'
 import { FUNNEL_EVENTS, ingestHistory } from './history.js'
-import { openLoop } from './open-loop.js'
+import { answeredPerSecond, pacedLoad, type PacedResult } from './paced-load.js'
 import { runOn } from './pinning.js'
 import { startHedgelog } from './processes.js'
 import type { FloorRequest } from './query-floor.js'
@@ -16,6 +16,8 @@ const FLOOR = fileURLToPath(new URL('./query-floor.js', import.meta.url))
 const LOAD_RATE = 200
 /** How long the ingestion load runs before queries are measured under it, and how long the service rests after the history. */
 const SETTLE_MS = 5000
+/** The longest the ingestion load may run: it ends when the queries measured under it do. */
+const LOAD_LIMIT_MS = 30 * 60_000
 const WINDOW_DAYS = 14
 /** Thirty days in the middle of the generated history. */
 const DATE_RANGE = { date_from: '2025-06-01', date_to: '2025-06-30' }
@@ -112,20 +114,31 @@ const measure = async (runs: number, address: string, installed: Install, floor:
 
 const spread = (values: readonly number[]): string => `${Math.round(Math.min(...values))}–${Math.round(Math.max(...values))}`
 
-const ratio = (expected: Expected, compared: Comparison, extra = ''): Figure => {
+/** The figure of one query: its median over the floor's, unless their answers differ or the load it was measured under failed. */
+const ratio = (expected: Expected, compared: Comparison, load?: { readonly note: string; readonly failed: boolean }): Figure => {
   const query = percentile(compared.query, 0.5)
   const floor = percentile(compared.floor, 0.5)
-  return measured(expected, compared.difference === null ? query / floor : Number.POSITIVE_INFINITY,
-    `median ${Math.round(query)} ms (${spread(compared.query)}) vs ${Math.round(floor)} ms (${spread(compared.floor)}) for the store alone over ${compared.query.length} runs${extra}`
-    + (compared.difference === null ? '' : `; ANSWERS DIFFER, ${compared.difference}`))
+  return measured(expected, compared.difference === null && load?.failed !== true ? query / floor : Number.POSITIVE_INFINITY,
+    `median ${Math.round(query)} ms (${spread(compared.query)}) vs ${Math.round(floor)} ms (${spread(compared.floor)}) for the store alone over ${compared.query.length} runs`
+    + (load === undefined ? '' : `; ${load.note}`) + (compared.difference === null ? '' : `; ANSWERS DIFFER, ${compared.difference}`))
 }
+
+/** What the ingestion load did while the queries were measured, from `SETTLE_MS` after its start until `stoppedMs`. */
+const loadNote = (loaded: PacedResult | Error, stoppedMs: number): { note: string; failed: boolean } => loaded instanceof Error
+  ? { note: `THE LOAD FAILED: ${loaded.message}`, failed: true }
+  : {
+    note: `the load: ${Math.round(answeredPerSecond(loaded, SETTLE_MS, stoppedMs) * 100).toLocaleString('en-US')} events/s answered while measured, `
+      + `p50 ${Math.round(loaded.p50Ms)} ms, p99 ${Math.round(loaded.p99Ms)} ms, ${loaded.unanswered} unanswered`,
+    failed: false,
+  }
 
 /**
  * The daily trends query (dau by `$browser`, 30 days) and a 3-step ordered funnel (14-day window,
  * the same 30 days) over a history of `total` captured events, through `POST …/query/` with
  * `refresh: force_blocking` on the default `serve`, each as a ratio of medians to the same
  * aggregation done straight from the store's files by another process in the same run (whose
- * answers must be the same); then both again while `/batch/` takes 20,000 events/s, open loop.
+ * answers must be the same); then both again, the floor too, while `/batch/` is offered 20,000
+ * events/s, open loop: a figure fails when the load does (any answer but 2xx).
  */
 export const queryFigures = async (total: number, runs: number): Promise<Figure[]> => {
   const installed = await install()
@@ -143,19 +156,22 @@ export const queryFigures = async (total: number, runs: number): Promise<Figure[
       api_key: installed.token,
       batch: Array.from({ length: 100 }, (_, i) => ({ event: '$pageview', distinct_id: `load-${i}`, timestamp: '2024-05-01T12:00:00.000Z', properties: { $browser: 'Firefox' } })),
     })
+    // Offered evenly spaced on a few keep-alive connections by a generator that sleeps between
+    // requests, as the sustained load is: the service under it uses both cores.
     let loading = true
     const started = performance.now()
-    const load = openLoop(() => fetch(`${service.address}/batch/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: batch }), LOAD_RATE, () => !loading)
+    const load: Promise<PacedResult | Error> = pacedLoad({
+      url: `${service.address}/batch/`, method: 'POST', body: batch, rate: LOAD_RATE, connections: 32, durationMs: LOAD_LIMIT_MS, sleeps: true, stop: () => !loading,
+    }).catch((error: unknown) => (error instanceof Error ? error : new Error(String(error))))
     await new Promise((resolve) => setTimeout(resolve, SETTLE_MS))
     const busy = await measure(runs, service.address, installed, floor).finally(() => { loading = false })
-    const loaded = await load
-    const loadNote = `; the load: ${Math.round((loaded.latencies.length * 100_000) / (performance.now() - started))} events/s answered, `
-      + `p99 ${Math.round(percentile(loaded.latencies, 0.99))} ms, ${loaded.failures} failed`
+    const stoppedMs = performance.now() - started
+    const underLoad = loadNote(await load, stoppedMs)
     return [
       ratio(TARGETS.trendsQuery(total), idle.trends),
       ratio(TARGETS.funnelQuery(total), idle.funnel),
-      ratio(TARGETS.trendsQueryUnderIngestion(LOAD_RATE * 100), busy.trends, loadNote),
-      ratio(TARGETS.funnelQueryUnderIngestion(LOAD_RATE * 100), busy.funnel, loadNote),
+      ratio(TARGETS.trendsQueryUnderIngestion(LOAD_RATE * 100), busy.trends, underLoad),
+      ratio(TARGETS.funnelQueryUnderIngestion(LOAD_RATE * 100), busy.funnel, underLoad),
     ]
   } finally {
     await floor?.stop()
