@@ -14,8 +14,13 @@ import { TARGETS, measured, type Expected } from './targets.js'
 const FLOOR = fileURLToPath(new URL('./query-floor.js', import.meta.url))
 /** Batches of 100 events a second while queries are measured under ingestion: half the 40,000 events/s the default `serve` must sustain. */
 const LOAD_RATE = 200
-/** How long the ingestion load runs before queries are measured under it, and how long the service rests after the history. */
-const SETTLE_MS = 5000
+/**
+ * How long the service rests after the history before queries are measured: the projection
+ * threads collect their garbage a few seconds after they catch up and again six seconds later.
+ */
+const IDLE_SETTLE_MS = 15_000
+/** How long the ingestion load runs before queries are measured under it. */
+const LOAD_SETTLE_MS = 5000
 /** The longest the ingestion load may run: it ends when the queries measured under it do. */
 const LOAD_LIMIT_MS = 30 * 60_000
 const WINDOW_DAYS = 14
@@ -123,11 +128,11 @@ const ratio = (expected: Expected, compared: Comparison, load?: { readonly note:
     + (load === undefined ? '' : `; ${load.note}`) + (compared.difference === null ? '' : `; ANSWERS DIFFER, ${compared.difference}`))
 }
 
-/** What the ingestion load did while the queries were measured, from `SETTLE_MS` after its start until `stoppedMs`. */
+/** What the ingestion load did while the queries were measured, from `LOAD_SETTLE_MS` after its start until `stoppedMs`. */
 const loadNote = (loaded: PacedResult | Error, stoppedMs: number): { note: string; failed: boolean } => loaded instanceof Error
   ? { note: `THE LOAD FAILED: ${loaded.message}`, failed: true }
   : {
-    note: `the load: ${Math.round(answeredPerSecond(loaded, SETTLE_MS, stoppedMs) * 100).toLocaleString('en-US')} events/s answered while measured, `
+    note: `the load: ${Math.round(answeredPerSecond(loaded, LOAD_SETTLE_MS, stoppedMs) * 100).toLocaleString('en-US')} events/s answered while measured, `
       + `p50 ${Math.round(loaded.p50Ms)} ms, p99 ${Math.round(loaded.p99Ms)} ms, ${loaded.unanswered} unanswered`,
     failed: false,
   }
@@ -148,7 +153,7 @@ export const queryFigures = async (total: number, runs: number): Promise<Figure[
     await projected(service.address)
     await ingestHistory(service.address, installed.token, total)
     await projected(service.address)
-    await new Promise((resolve) => setTimeout(resolve, SETTLE_MS))
+    await new Promise((resolve) => setTimeout(resolve, IDLE_SETTLE_MS))
     floor = startFloor(installed.dir)
     const idle = await measure(runs, service.address, installed, floor)
 
@@ -163,7 +168,7 @@ export const queryFigures = async (total: number, runs: number): Promise<Figure[
     const load: Promise<PacedResult | Error> = pacedLoad({
       url: `${service.address}/batch/`, method: 'POST', body: batch, rate: LOAD_RATE, connections: 32, durationMs: LOAD_LIMIT_MS, sleeps: true, stop: () => !loading,
     }).catch((error: unknown) => (error instanceof Error ? error : new Error(String(error))))
-    await new Promise((resolve) => setTimeout(resolve, SETTLE_MS))
+    await new Promise((resolve) => setTimeout(resolve, LOAD_SETTLE_MS))
     const busy = await measure(runs, service.address, installed, floor).finally(() => { loading = false })
     const stoppedMs = performance.now() - started
     const underLoad = loadNote(await load, stoppedMs)
