@@ -23,18 +23,20 @@ const eventRecord = (environmentId: number, event: NormalisedEvent): EventRecord
 
 /**
  * Every stored analytics event, keyed by environment and UUID: an event captured twice counts
- * once, and the later copy wins, as PostHog's deduplicating table keeps the last insert.
+ * once, and the later copy wins, as PostHog's deduplicating table keeps the last insert. Queries
+ * read an environment's events in (timestamp, uuid) order a page at a time, each page after the
+ * last event of the one before: the first index serves that order and where each page starts.
  */
 export const events: Projector = {
   name: 'events',
   ownFile: true,
   threadWeight: 6,
-  version: 1,
+  version: 2,
   collections: [EVENTS],
   writeOnly: [EVENTS],
   ...capturedEvents,
   indexes: {
-    [EVENTS]: [['environment_id', 'timestamp'], ['environment_id', 'event', 'timestamp'], ['environment_id', 'distinct_id', 'timestamp']],
+    [EVENTS]: [['environment_id', 'timestamp', 'uuid'], ['environment_id', 'event', 'timestamp'], ['environment_id', 'distinct_id', 'timestamp']],
   },
   apply(view, event) {
     const { environmentId, events } = normalisedOf(event, view)

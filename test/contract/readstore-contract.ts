@@ -120,6 +120,23 @@ export const readStoreContract = (t: Test, adapter: ReadStoreAdapter): void => {
     await t.rejects(store.find('timed', { orderBy: [['at', 'asc']], after: ['x', 'y'] }), TypeError)
   })
 
+  t.test('an indexed field tells booleans, numbers and strings apart in equality, bounds and lists', async (t) => {
+    const docs = [
+      { id: 'v1', v: true }, { id: 'v2', v: 1 }, { id: 'v3', v: false }, { id: 'v4', v: 0 }, { id: 'v5', v: '1' }, { id: 'v6', v: { n: 1 } }, { id: 'v7' },
+    ]
+    await store.ensureIndex('typed_values', ['v'])
+    await store.commit({ checkpoint: 'typed-loader', expected: null, next: at(1), changes: docs.map((doc) => ({ collection: 'typed_values', id: doc.id, doc })) })
+    const ids = async (query: Parameters<ReadStore['find']>[1]) => (await store.find<{ id: string }>('typed_values', query)).map((d) => d.id).sort()
+    t.same(await ids({ where: { v: 1 } }), ['v2'], 'the number 1, not true')
+    t.same(await ids({ where: { v: 0 } }), ['v4'], 'the number 0, not false')
+    t.same(await ids({ where: { v: true } }), ['v1'])
+    t.same(await ids({ where: { v: false } }), ['v3'])
+    t.same(await ids({ where: { v: '1' } }), ['v5'])
+    t.same(await ids({ range: { v: { gte: 0 } } }), ['v2', 'v4'], 'numbers only')
+    t.same(await ids({ oneOf: { v: [0, 1] } }), ['v2', 'v4'])
+    t.equal(await store.count('typed_values', { v: 1 }), 1)
+  })
+
   t.test('keys that start with $ or contain dots survive a round trip and can be filtered on', async (t) => {
     const doc = { id: 'odd', properties: { $browser: 'Firefox', 'utm.source': 'ads', nested: { $set: { a: 1 } } }, tags: ['x'] }
     await store.commit({ checkpoint: 'odd-loader', expected: null, next: at(1), changes: [{ collection: 'odd_keys', id: 'odd', doc }] })

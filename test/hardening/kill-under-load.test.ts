@@ -78,7 +78,7 @@ t.test('kill -9 at random moments under mixed load: nothing acknowledged is lost
   // Read the read model directly: every acknowledged event is there, every import whole.
   const store = new SqliteReadStore({ path: join(dir, 'readmodels.sqlite'), ownFiles: ownFilesOf(allProjectors) })
   const registry = new ProjectionRegistry(store)
-  const eventsCollection = `events_v1_b${(await registry.read('events'))!.active.build}`
+  const eventsCollection = physicalCollection('events', (await registry.read('events'))!.active)
   const has = async (uuid: string) => (await store.get(eventsCollection, `${init.environment_id}:${uuid}`)) !== null
   let lost = 0
   for (const uuid of [...acked.captures, ...acked.batches.flat()]) if (!(await has(uuid))) lost++

@@ -69,7 +69,7 @@ const expectedRows = (environmentId: number, sent: readonly CapturedEvent[], mod
 
 const read = async (source: ReadModelsSource, from: number | null, to: number, events: string[] | null) => {
   const rows: QueryEvent[] = []
-  for await (const row of source.scan({ from, to, events })) rows.push(row)
+  for await (const page of source.scan({ from, to, events })) rows.push(...page)
   return rows.map(({ uuid, distinctId, timestamp, personId, personCreatedAt, personProperties }) => ({ uuid, distinctId, timestamp, personId, personCreatedAt, personProperties }))
 }
 
@@ -85,13 +85,21 @@ t.test('a query reads each event with the person it belongs to now and the prope
     if (!(await service.models.waitFor(position!, CAPTURED_COLLECTIONS, 10_000))) throw new Error('projections did not catch up')
     for (const mode of ['at_event', 'current'] as const) {
       const expected = expectedRows(environmentId, sent, mode)
-      const source = new ReadModelsSource(service.models, environmentId, mode)
+      const source = new ReadModelsSource(service.models, environmentId, { properties: mode, createdAt: true })
       t.same(await read(source, null, START + 11 * DAY, null), expected, `${mode}: every event`)
       const from = START + 2 * DAY
       const to = START + 5 * DAY
       const names = ['$identify', '$set']
       t.same(await read(source, from, to, names), expected.filter((row) => row.timestamp >= from && row.timestamp <= to && names.includes(sent.find((e) => e.uuid === row.uuid)!.event)), `${mode}: a range of some names`)
     }
+    const whoOnly = new ReadModelsSource(service.models, environmentId, { properties: null, createdAt: false })
+    t.same(await read(whoOnly, null, START + 11 * DAY, null), expectedRows(environmentId, sent, 'current').map((row) => ({ ...row, personCreatedAt: row.timestamp, personProperties: {} })),
+      'reading neither properties nor creation: the same persons')
+    const rows: QueryEvent[] = []
+    for await (const page of whoOnly.scan({ from: null, to: START + 11 * DAY, events: null, properties: false })) rows.push(...page)
+    t.same(rows.map(({ uuid, event, timestamp, properties, elementsChain }) => ({ uuid, event, timestamp, properties, elementsChain })),
+      expectedRows(environmentId, sent, 'current').map(({ uuid, timestamp }) => ({ uuid, event: sent.find((e) => e.uuid === uuid)!.event, timestamp, properties: {}, elementsChain: '' })),
+      'a scan without properties: the same events, with none')
   }), { numRuns: 25 })
 })
 
@@ -103,7 +111,7 @@ t.test('a query reads a long history page by page, in order, without losing or r
   let position = null
   for (let i = 0; i < sent.length; i += 500) position = await capture(service.log, environmentId, sent.slice(i, i + 500))
   t.ok(await service.models.waitFor(position!, CAPTURED_COLLECTIONS, 30_000))
-  const rows = await read(new ReadModelsSource(service.models, environmentId, 'at_event'), null, START + DAY, null)
+  const rows = await read(new ReadModelsSource(service.models, environmentId, { properties: 'at_event', createdAt: true }), null, START + DAY, null)
   t.equal(rows.length, sent.length)
   t.equal(new Set(rows.map((row) => row.uuid)).size, sent.length, 'no event twice')
   t.ok(rows.every((row, i) => i === 0 || rows[i - 1]!.timestamp <= row.timestamp), 'in timestamp order')

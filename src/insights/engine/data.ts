@@ -15,7 +15,11 @@ export interface QueryEvent {
   readonly timestamp: number
   readonly distinctId: string
   readonly personId: string
-  /** When the person was created (epoch ms); lifecycle's "new" is the period holding it. */
+  /**
+   * When the person was created (epoch ms); lifecycle's "new" is the period holding it. The
+   * event's own timestamp for a distinct id without a person, and from a source told that the
+   * query does not read it.
+   */
   readonly personCreatedAt: number
   /** Event properties ($session_id, $groups, $browser…). */
   readonly properties: JsonObject
@@ -34,6 +38,11 @@ export interface EventScan {
   readonly to: number
   /** Event names to read, or null for every event. */
   readonly events: readonly string[] | null
+  /**
+   * Whether rows need their events' properties and elements chain (default true). Without them a
+   * source may give `{}` and '', and read only names, times and persons.
+   */
+  readonly properties?: boolean
 }
 
 /** A group as the engine reads it. */
@@ -61,8 +70,11 @@ export interface QueryPerson {
  * its aggregates while rows stream.
  */
 export interface QuerySource {
-  /** Events within the scan, ordered by timestamp. */
-  scan(scan: EventScan): AsyncIterable<QueryEvent> | Iterable<QueryEvent>
+  /**
+   * Events within the scan, ordered by timestamp, in pages: a page at a time costs the engine
+   * one step of iteration instead of one per event.
+   */
+  scan(scan: EventScan): AsyncIterable<readonly QueryEvent[]> | Iterable<readonly QueryEvent[]>
   /** The environment's earliest event timestamp (for `date_from: "all"`), null when it has none. */
   earliestTimestamp(): Promise<number | null>
   /** Every group of one type, by key. */

@@ -25,7 +25,7 @@ export const memorySource = (
   return {
     scan: (scan: EventScan) => {
       const names = scan.events === null ? null : new Set(scan.events)
-      return ordered.filter((e) => (scan.from === null || e.timestamp >= scan.from) && e.timestamp <= scan.to && (names === null || names.has(e.event)))
+      return [ordered.filter((e) => (scan.from === null || e.timestamp >= scan.from) && e.timestamp <= scan.to && (names === null || names.has(e.event)))]
     },
     earliestTimestamp: async () => ordered[0]?.timestamp ?? null,
     groups: async (index) => groups.get(index) ?? new Map(),

@@ -23,7 +23,7 @@ export const loadLookups = async (source: QuerySource, environment: QueryEnviron
   if (needs.sessions) {
     const table = new SessionTable()
     const wide: EventScan = { from: scan.from === null ? null : scan.from - SESSION_REACH_MS, to: scan.to + SESSION_REACH_MS, events: null }
-    for await (const event of source.scan(wide)) table.add(event)
+    for await (const page of source.scan(wide)) for (const event of page) table.add(event)
     sessions = table.properties()
   }
   return { groupTypes: environment.groupTypes, groups, sessions }
@@ -31,5 +31,5 @@ export const loadLookups = async (source: QuerySource, environment: QueryEnviron
 
 /** Streams a scan's rows to `visit`, each with its lookups. */
 export const visitRows = async (source: QuerySource, scan: EventScan, lookups: RowLookups, visit: (row: RowContext) => void): Promise<void> => {
-  for await (const event of source.scan(scan)) visit(rowContext(event, lookups))
+  for await (const page of source.scan(scan)) for (const event of page) visit(rowContext(event, lookups))
 }

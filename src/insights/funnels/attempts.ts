@@ -63,6 +63,14 @@ const orderedChain = (events: readonly FunnelEvent[], rules: FunnelRules, start:
     const t = events[i]!.t
     const group: number[] = []
     for (; i < events.length && events[i]!.t === t; i++) if (i !== start) group.push(i)
+    if (group.length <= 1) {
+      // One event at this instant can take the next step and no more: what the matching below finds, without its work.
+      const step = chain.length
+      const event = group[0]
+      const samePlace = t === events[chain[chain.length - 1]!]!.t
+      if (event !== undefined && has(events[event]!.steps, step) && !(rules.strictlyAfterPrevious[step] && samePlace)) chain.push(event)
+      continue
+    }
     // owner[g]: the step the group's g-th event is given, or -1.
     const owner = new Array<number>(group.length).fill(-1)
     const edges = (step: number) => group.flatMap((event, g) => (has(events[event]!.steps, step) ? [g] : []))

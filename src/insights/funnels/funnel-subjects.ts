@@ -1,7 +1,7 @@
 import type { QueryInput, QuerySource } from '../engine/data.js'
 import { loadLookups, namesOf, visitRows } from '../engine/passes.js'
 import { QueryRefused } from '../errors.js'
-import { compileProperties, noNeeds, type Needs, type RowTest } from '../properties/compile-filters.js'
+import { compileProperties, noNeeds, readsEventProperties, type Needs, type RowTest } from '../properties/compile-filters.js'
 import type { RowContext } from '../properties/row-context.js'
 import type { FunnelsQuery } from '../schema/insight-queries.js'
 import type { ResolvedRange } from '../time/date-range.js'
@@ -29,13 +29,15 @@ export interface Subject {
   readonly best: Attempt
 }
 
-const actorOf = (query: FunnelsQuery): ((row: RowContext) => string | null) => {
+const actorOf = (query: FunnelsQuery, needs: Needs): ((row: RowContext) => string | null) => {
   const byHogQL = query.funnelsFilter?.funnelAggregateByHogQL
   if (byHogQL !== undefined && byHogQL !== null && byHogQL !== '' && byHogQL !== 'person_id') {
     throw new QueryRefused(`Aggregating a funnel by ${JSON.stringify(byHogQL)} is not supported: Hedgelog does not run HogQL.`, 'unsupported_query', 'funnelsFilter.funnelAggregateByHogQL')
   }
   const index = query.aggregation_group_type_index
-  return index === undefined || index === null ? (row) => row.event.personId : (row) => row.groupKey(index)
+  if (index === undefined || index === null) return (row) => row.event.personId
+  needs.eventProperties = true
+  return (row) => row.groupKey(index)
 }
 
 /** Compiles a funnel query: steps, exclusions, the breakdown, and who its actors are. */
@@ -51,7 +53,7 @@ export const planFunnel = (query: FunnelsQuery, input: QueryInput, withBreakdown
     rules: { order, stepCount: steps.length, windowMs: windowMs(query), strictlyAfterPrevious: steps.map((s) => s.strictlyAfterPrevious), exclusions },
     breakdown: withBreakdown ? compileFunnelBreakdown(query, steps.length, order, needs) : null,
     test: (row) => own(row) && testAccounts(row),
-    actorOf: actorOf(query),
+    actorOf: actorOf(query, needs),
   }
 }
 
@@ -59,13 +61,19 @@ interface ScannedEvent extends FunnelEvent {
   readonly value: FunnelValue | null
 }
 
-const maskOf = (matchers: readonly { event: string | null; test: RowTest }[], row: RowContext): number =>
-  matchers.reduce((mask, matcher, i) => (matches(matcher, row) ? mask | (1 << i) : mask), 0)
+const maskOf = (matchers: readonly { event: string | null; test: RowTest }[], row: RowContext): number => {
+  let mask = 0
+  for (let i = 0; i < matchers.length; i++) if (matches(matchers[i]!, row)) mask |= 1 << i
+  return mask
+}
 
 /** Reads every actor's funnel events in the range: step and exclusion events, and for strict funnels every other event too. */
 const readActors = async (plan: FunnelPlan, range: ResolvedRange, input: QueryInput, source: QuerySource): Promise<Map<string, ScannedEvent[]>> => {
   const strict = plan.rules.order === 'strict'
-  const scan = { from: range.filterFrom, to: range.filterTo, events: strict ? null : namesOf([...plan.steps, ...plan.exclusions].map((m) => m.event)) }
+  const scan = {
+    from: range.filterFrom, to: range.filterTo, events: strict ? null : namesOf([...plan.steps, ...plan.exclusions].map((m) => m.event)),
+    properties: readsEventProperties(plan.needs),
+  }
   const lookups = await loadLookups(source, input.environment, plan.needs, scan)
   const actors = new Map<string, ScannedEvent[]>()
   await visitRows(source, scan, lookups, (row) => {

@@ -6,13 +6,18 @@ import { compileValueTest, propertyText, type TextTest } from './value-tests.js'
 
 export type RowTest = (row: RowContext) => boolean
 
-/** What compiled filters read beyond the event: session properties, groups of some types. */
+/** What compiled filters, breakdowns and series read beyond the event's name, time and person. */
 export interface Needs {
   sessions: boolean
   readonly groupTypes: Set<number>
+  /** The event's own properties or elements chain. */
+  eventProperties: boolean
 }
 
-export const noNeeds = (): Needs => ({ sessions: false, groupTypes: new Set() })
+export const noNeeds = (): Needs => ({ sessions: false, groupTypes: new Set(), eventProperties: false })
+
+/** Whether rows must carry their events' properties: sessions and groups are found through them too. */
+export const readsEventProperties = (needs: Needs): boolean => needs.eventProperties || needs.sessions || needs.groupTypes.size > 0
 
 const METADATA: Readonly<Record<string, (row: RowContext) => unknown>> = {
   distinct_id: (row) => row.event.distinctId,
@@ -44,7 +49,9 @@ const elementTest = (key: string, operator: PropertyOperator, value: unknown, no
 const valueReader = (filter: AnyPropertyFilter & { key: string }, needs: Needs): ((row: RowContext) => unknown) => {
   const { key } = filter
   switch (filter.type) {
-    case 'event': return (row) => row.event.properties[key]
+    case 'event':
+      needs.eventProperties = true
+      return (row) => row.event.properties[key]
     case 'person': return (row) => row.event.personProperties[key]
     case 'session':
       needs.sessions = true
@@ -57,7 +64,9 @@ const valueReader = (filter: AnyPropertyFilter & { key: string }, needs: Needs):
     }
     case 'event_metadata': {
       const read = METADATA[key]
-      return read ?? ((row) => (key.startsWith('$group_') ? row.groupKey(Number(key.slice(7))) : undefined))
+      if (read) return read
+      needs.eventProperties = true
+      return (row) => (key.startsWith('$group_') ? row.groupKey(Number(key.slice(7))) : undefined)
     }
     default: throw new QueryRefused(`Property filters of type ${filter.type} are not supported.`, 'unsupported_query')
   }
@@ -73,7 +82,10 @@ export const compileFilter = (filter: AnyPropertyFilter, now: number, needs: Nee
   }
   const { key, value } = filter
   const operator = (filter.operator ?? 'exact') as PropertyOperator
-  if (filter.type === 'element') return elementTest(key, operator, value, now)
+  if (filter.type === 'element') {
+    needs.eventProperties = true
+    return elementTest(key, operator, value, now)
+  }
   const read = valueReader(filter, needs)
   const test: TextTest = compileValueTest(operator, value, now)
   return (row) => test(propertyText(read(row)))

@@ -38,15 +38,23 @@ export const groupKeyOf = (event: QueryEvent, index: number, groupTypes: readonl
   return type === undefined ? null : keyText((groups as JsonObject)[type])
 }
 
-export const rowContext = (event: QueryEvent, lookups: RowLookups): RowContext => {
-  const sessionId = sessionIdOf(event)
-  return {
-    event,
-    session: sessionId === null ? null : lookups.sessions?.get(sessionId) ?? null,
-    groupKey: (index) => groupKeyOf(event, index, lookups.groupTypes),
-    groupProperties: (index) => {
-      const key = groupKeyOf(event, index, lookups.groupTypes)
-      return key === null ? null : lookups.groups.get(index)?.get(key)?.properties ?? null
-    },
+/** One object per row, its lookups on the prototype: a query makes one for every event it reads. */
+class Row implements RowContext {
+  readonly session: JsonObject | null
+
+  constructor(readonly event: QueryEvent, private readonly lookups: RowLookups) {
+    const sessionId = lookups.sessions === null ? null : sessionIdOf(event)
+    this.session = sessionId === null ? null : lookups.sessions?.get(sessionId) ?? null
+  }
+
+  groupKey(index: number): string | null {
+    return groupKeyOf(this.event, index, this.lookups.groupTypes)
+  }
+
+  groupProperties(index: number): JsonObject | null {
+    const key = groupKeyOf(this.event, index, this.lookups.groupTypes)
+    return key === null ? null : this.lookups.groups.get(index)?.get(key)?.properties ?? null
   }
 }
+
+export const rowContext = (event: QueryEvent, lookups: RowLookups): RowContext => new Row(event, lookups)

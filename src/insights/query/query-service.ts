@@ -6,7 +6,7 @@ import { DomainError, NotFound } from '../../kernel/errors.js'
 import type { Environment } from '../../readstore/environment.js'
 import type { ReadModels } from '../../readstore/read-models.js'
 import { runQuery } from '../engine/run-query.js'
-import { ReadModelsSource } from '../read/read-models-source.js'
+import { ReadModelsSource, type PersonReads } from '../read/read-models-source.js'
 import type { QueryNode } from '../schema/query-node.js'
 import { cacheKeyOf } from './cache-key.js'
 import { queryEnvironmentOf } from './query-environment.js'
@@ -73,6 +73,10 @@ const personsModeOf = (node: QueryNode): 'at_event' | 'current' | null => {
   const mode = (node as { modifiers?: { personsOnEventsMode?: unknown } | null }).modifiers?.personsOnEventsMode
   return mode === 'person_id_override_properties_joined' || mode === 'person_id_no_override_properties_joined' ? 'current' : 'at_event'
 }
+
+/** What a query reads of persons: lifecycle queries (and their actors) read when each was created. */
+const personReadsOf = (node: QueryNode): PersonReads =>
+  ({ properties: personsModeOf(node), createdAt: JSON.stringify(node).includes('"LifecycleQuery"') })
 
 const rangeOf = (response: JsonObject): { end: number | null; length: number | null } => {
   const range = response['resolved_date_range'] as { date_from?: string; date_to?: string } | undefined
@@ -153,7 +157,7 @@ export class QueryService {
     this.running++
     try {
       const queryEnvironment = await queryEnvironmentOf(this.models, environment, usesTestAccounts(node))
-      const source = new ReadModelsSource(this.models, environment.id, personsModeOf(node), signal)
+      const source = new ReadModelsSource(this.models, environment.id, personReadsOf(node), signal)
       const at = this.now()
       const response = await runQuery(node, { environment: queryEnvironment, now: at }, source) as unknown as JsonObject
       const range = rangeOf(response)

@@ -15,12 +15,23 @@ import type { EventScan, QueryEvent, QueryGroup, QueryPerson, QuerySource } from
  */
 export type PersonPropertiesMode = 'at_event' | 'current'
 
+/** What a query reads of the person behind each event, besides who it is. */
+export interface PersonReads {
+  /** The properties, in this mode; null when the query reads no person property. */
+  readonly properties: PersonPropertiesMode | null
+  /** When the person was created (lifecycle's "new"). */
+  readonly createdAt: boolean
+}
+
 /** Events read a page at a time; each page's persons are read together. */
 const PAGE = 2000
+/** What a scan that needs no event properties reads of each event: the store may answer from its columns. */
+const WITHOUT_PROPERTIES = ['uuid', 'event', 'timestamp', 'distinct_id']
 
 interface PersonNow {
   readonly id: string
-  readonly createdAt: number
+  /** Null when the query does not read it. */
+  readonly createdAt: number | null
   readonly properties: JsonObject
 }
 
@@ -34,27 +45,33 @@ export class ReadModelsSource implements QuerySource {
   private readonly now = new Map<string, PersonNow | null>()
   private readonly versions = new Map<string, JsonObject | null>()
 
+  private readonly mode: PersonPropertiesMode | null
+
   /**
-   * `mode` is null when the query reads no person property: then only the person each event
-   * belongs to is read, not its properties. `signal` stops a scan between pages, when the query
-   * is cancelled.
+   * Persons are read as far as `reads` asks: a query that reads neither their properties nor
+   * their creation reads only which person each distinct id belongs to, and its events carry the
+   * event's own timestamp as `personCreatedAt`. `signal` stops a scan between pages, when the
+   * query is cancelled.
    */
   constructor(
-    private readonly models: ReadModels, private readonly environmentId: number, private readonly mode: PersonPropertiesMode | null,
+    private readonly models: ReadModels, private readonly environmentId: number, private readonly reads: PersonReads,
     private readonly signal?: AbortSignal,
-  ) {}
+  ) {
+    this.mode = reads.properties
+  }
 
-  async *scan(scan: EventScan): AsyncIterable<QueryEvent> {
+  async *scan(scan: EventScan): AsyncIterable<readonly QueryEvent[]> {
     const timestamp = { ...(scan.from === null ? {} : { gte: new Date(scan.from).toISOString() }), lte: new Date(scan.to).toISOString() }
     const pages = this.models.pages('events', {
       where: { environment_id: this.environmentId },
       range: { timestamp },
       ...(scan.events === null ? {} : { oneOf: { event: [...scan.events] } }),
       orderBy: [['timestamp', 'asc'], ['uuid', 'asc']],
+      ...(scan.properties === false ? { fields: WITHOUT_PROPERTIES } : {}),
     }, PAGE)
     for await (const page of pages) {
       this.signal?.throwIfAborted()
-      yield* await this.joined(page)
+      yield await this.joined(page)
     }
   }
 
@@ -98,17 +115,19 @@ export class ReadModelsSource implements QuerySource {
     if (this.mode === 'at_event') await this.loadVersions([...links.values()].map((link) => personVersionKey(this.environmentId, link.person_id, link.version)))
     return page.map((event) => {
       const person = this.now.get(event.distinct_id) ?? null
-      const link = links.get(eventKey(this.environmentId, event.uuid))
+      const timestamp = Date.parse(event.timestamp)
+      const link = this.mode === 'at_event' ? links.get(eventKey(this.environmentId, event.uuid)) : undefined
       const then = link ? this.versions.get(personVersionKey(this.environmentId, link.person_id, link.version)) : undefined
       return {
         uuid: event.uuid,
         event: event.event,
-        timestamp: Date.parse(event.timestamp),
+        timestamp,
         distinctId: event.distinct_id,
         // A distinct id with no person (personless events) is an actor of its own, under PostHog's id for it.
         personId: person?.id ?? personUuid(this.environmentId, event.distinct_id),
-        personCreatedAt: person?.createdAt ?? Date.parse(event.timestamp),
-        properties: event.properties,
+        personCreatedAt: person?.createdAt ?? timestamp,
+        // Absent when the scan reads no properties.
+        properties: event.properties ?? {},
         // An event the persons projection has not reached yet reads the person as it is now.
         personProperties: this.mode === null ? {} : then ?? person?.properties ?? {},
         elementsChain: event.elements_chain ?? '',
@@ -120,6 +139,14 @@ export class ReadModelsSource implements QuerySource {
     const missing = [...new Set(distinctIds)].filter((id) => !this.now.has(id))
     if (missing.length === 0) return
     const mappings = await this.models.getMany('person_distinct_ids', missing.map((id) => distinctIdKey(this.environmentId, id)))
+    if (this.mode === null && !this.reads.createdAt) {
+      // A mapping names a person that exists: a merge moves the mappings of the person it removes in the same commit.
+      for (const id of missing) {
+        const uuid = mappings.get(distinctIdKey(this.environmentId, id))?.person_id
+        this.now.set(id, uuid ? { id: uuid, createdAt: null, properties: {} } : null)
+      }
+      return
+    }
     const uuids = [...new Set([...mappings.values()].flatMap((mapping: DistinctIdRecord) => (mapping.person_id ? [mapping.person_id] : [])))]
     const persons = await this.models.getMany('persons', uuids.map((uuid) => personKey(this.environmentId, uuid)))
     for (const id of missing) {

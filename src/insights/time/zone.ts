@@ -50,7 +50,10 @@ export const isKnownZone = (name: string): boolean => {
 
 /** Opens a zone; throws RangeError for a name the runtime does not know. */
 export const openZone = (name: string): Zone => {
-  const read = offsetReader(formatterFor(name))
+  const formatter = formatterFor(name)
+  // UTC (PostHog's default) never shifts: no offset to read for each quarter hour a query spans.
+  if (formatter.resolvedOptions().timeZone === 'UTC') return { name, toLocal: (instant) => instant, toInstant: (local) => local }
+  const read = offsetReader(formatter)
   const cache = new Map<number, number>()
   const offset = (instant: number): number => {
     const slot = Math.floor(instant / SLOT)

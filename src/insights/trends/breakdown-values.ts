@@ -41,7 +41,10 @@ export const breakdownText = (item: Breakdown, needs: Needs): ((row: RowContext)
   const key = String(item.property)
   let read: (row: RowContext) => unknown
   switch (type) {
-    case 'event': read = (row) => row.event.properties[key]; break
+    case 'event':
+      needs.eventProperties = true
+      read = (row) => row.event.properties[key]
+      break
     case 'person': read = (row) => row.event.personProperties[key]; break
     case 'session':
       needs.sessions = true

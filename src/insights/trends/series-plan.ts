@@ -49,13 +49,17 @@ const numberOf = (value: unknown): number | null => {
   return n === null || !Number.isFinite(n) ? null : n
 }
 
-const groupActor = (index: number) => (row: RowContext): string | null => row.groupKey(index)
+/** A group actor: the event's group key, read from its properties. */
+const groupActor = (index: number, needs: Needs) => {
+  needs.eventProperties = true
+  return (row: RowContext): string | null => row.groupKey(index)
+}
 
 const actorOf = (node: EventsNode, math: Math, context: SeriesContext): ((row: RowContext) => string | null) => {
   const groupMath = math === 'dau' || math === 'unique_group' || math === 'weekly_active' || math === 'monthly_active'
-  if (groupMath && node.math_group_type_index !== undefined && node.math_group_type_index !== null) return groupActor(node.math_group_type_index)
+  if (groupMath && node.math_group_type_index !== undefined && node.math_group_type_index !== null) return groupActor(node.math_group_type_index, context.needs)
   if (math === 'unique_group') throw new QueryRefused('The unique_group math needs math_group_type_index.', 'invalid_input', 'math_group_type_index')
-  if (context.aggregationGroupIndex !== null) return groupActor(context.aggregationGroupIndex)
+  if (context.aggregationGroupIndex !== null) return groupActor(context.aggregationGroupIndex, context.needs)
   return (row) => row.event.personId
 }
 
@@ -72,7 +76,9 @@ const propertyMeasure = (node: EventsNode, statistic: Statistic, context: Series
     return { kind: 'numbers', statistic, valueOf: (row) => numberOf(row.session?.[key]), sessionKey: sessionOf }
   }
   switch (node.math_property_type ?? 'event_properties') {
-    case 'event_properties': return { kind: 'numbers', statistic, valueOf: (row) => numberOf(row.event.properties[key]), sessionKey: null }
+    case 'event_properties':
+      context.needs.eventProperties = true
+      return { kind: 'numbers', statistic, valueOf: (row) => numberOf(row.event.properties[key]), sessionKey: null }
     case 'person_properties': return { kind: 'numbers', statistic, valueOf: (row) => numberOf(row.event.personProperties[key]), sessionKey: null }
     case 'group_properties': {
       const index = node.math_group_type_index
@@ -94,7 +100,9 @@ const measureOf = (node: EventsNode, math: Math, context: SeriesContext): Measur
   switch (math) {
     case 'total': return { kind: 'count' }
     case 'dau': case 'unique_group': return { kind: 'distinct', keyOf: actorOf(node, math, context) }
-    case 'unique_session': return { kind: 'distinct', keyOf: sessionOf }
+    case 'unique_session':
+      context.needs.eventProperties = true
+      return { kind: 'distinct', keyOf: sessionOf }
     case 'weekly_active':
     case 'monthly_active': {
       // PostHog answers WAU by week (or longer) and MAU by month as plain distinct actors per bucket.
