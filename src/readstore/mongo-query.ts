@@ -42,7 +42,7 @@ const afterFilter = (orderBy: NonNullable<FindQuery['orderBy']>, after: NonNulla
 
 /**
  * The options of `collection.find` for a query: the sort with `_id` last (the SQLite store's `id
- * ASC`), skip and limit, and a projection of the requested fields. Null when the query asks for no
+ * ASC`) unless the order is unique, skip and limit, and a projection of the requested fields. Null when the query asks for no
  * rows: SQLite reads LIMIT 0 as none, Mongo as no limit.
  */
 export const findOptionsOf = (query: FindQuery): FindOptions | null => {
@@ -52,7 +52,7 @@ export const findOptionsOf = (query: FindQuery): FindOptions | null => {
     const path = storedPath(field)
     if (!sort.has(path)) sort.set(path, direction === 'desc' ? -1 : 1)
   }
-  sort.set('_id', 1)
+  if (query.uniqueOrder !== true || sort.size === 0) sort.set('_id', 1)
   // A negative limit means "one batch of that many" to Mongo, and no limit to SQLite.
   const limit = query.limit !== undefined && query.limit > 0 ? { limit: query.limit } : {}
   // An empty projection would mean the whole document to Mongo; `_id` alone leaves nothing once it is taken off.

@@ -31,6 +31,12 @@ export interface FindQuery {
    */
   readonly after?: readonly (string | number)[]
   /**
+   * The `orderBy` fields tell every document apart (they end with a unique one, as `after` asks),
+   * so the store orders by nothing else: no tie-break by id, and an index on exactly those fields
+   * gives the order without sorting.
+   */
+  readonly uniqueOrder?: boolean
+  /**
    * Only these fields of each document, top-level or dotted through objects (not through
    * arrays), nested as in the document; a field the document lacks is left out. Default: the
    * whole document.

@@ -174,7 +174,7 @@ export class ReadModels<M extends DocumentTypes<M> = ReadModelDocuments> {
     const orderBy = query.orderBy ?? []
     let after: FindQuery['after']
     for (;;) {
-      const page = await this.options.store.find<M[C]>(await this.physical(collection), { ...query, limit: size, ...(after ? { after } : {}) })
+      const page = await this.options.store.find<M[C]>(await this.physical(collection), { ...query, uniqueOrder: true, limit: size, ...(after ? { after } : {}) })
       if (page.length > 0) yield page
       if (page.length < size) return
       const last = page.at(-1)!

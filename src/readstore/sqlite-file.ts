@@ -237,7 +237,8 @@ export class SqliteFile implements ReadStore {
   async find<T extends JsonObject = JsonObject>(collection: string, query: FindQuery = {}): Promise<T[]> {
     const name = this.ensureTable(collection)
     const { sql: where, params } = this.whereClause(collection, query)
-    const order = [...(query.orderBy ?? []).map(([field, dir]) => `${this.fieldExpression(collection, field)} ${dir === 'desc' ? 'DESC' : 'ASC'}`), 'id ASC']
+    const order = (query.orderBy ?? []).map(([field, dir]) => `${this.fieldExpression(collection, field)} ${dir === 'desc' ? 'DESC' : 'ASC'}`)
+    if (query.uniqueOrder !== true || order.length === 0) order.push('id ASC')
     const limit = query.limit ?? -1
     const offset = query.offset ?? 0
     const tail = `FROM ${name}${where} ORDER BY ${order.join(', ')} LIMIT ? OFFSET ?`

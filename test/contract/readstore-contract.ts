@@ -115,6 +115,10 @@ export const readStoreContract = (t: Test, adapter: ReadStoreAdapter): void => {
       after = [last.at, last.id]
     }
     t.same(pages, [['e1', 'e2'], ['e3', 'e4']], 'pages after a document, ties told apart by the last field')
+    const unique = { where: { env: 1 }, orderBy: [['at', 'asc'], ['id', 'asc']], uniqueOrder: true } as const
+    t.same(ids(await store.find('timed', unique)), ['e1', 'e2', 'e3', 'e4'], 'an order declared unique, with no tie-break of the store\'s')
+    t.same(ids(await store.find('timed', { ...unique, after: ['2024-01-02T00:00:00.000Z', 'e2'] })), ['e3', 'e4'], 'and read after a document')
+    t.same(ids(await store.find('timed', { where: { env: 1 }, uniqueOrder: true })), ['e1', 'e2', 'e3', 'e4'], 'no order at all: by id, declared unique or not')
     t.same(ids(await store.find('timed', { where: { env: 1 }, orderBy: [['event', 'asc'], ['at', 'asc'], ['id', 'asc']], after: ['a', '2024-01-02T00:00:00.000Z', 'e2'] })), ['e3', 'e2', 'e4'], 'an unindexed order of three fields')
     await t.rejects(store.find('timed', { orderBy: [['at', 'desc']], after: ['x'] }), TypeError)
     await t.rejects(store.find('timed', { orderBy: [['at', 'asc']], after: ['x', 'y'] }), TypeError)

@@ -148,3 +148,24 @@ t.test('a column made before booleans were kept as blobs keeps 1 and 0 for them,
   t.same(after.prepare('SELECT "f:v", "v:w" FROM "c_flags" WHERE id = ?').raw(true).get('no'), [0, Buffer.from('true')],
     'the old column holds false as 0; a column made now holds true as its JSON text')
 })
+
+t.test('pages in an order declared unique are read in the order of the index on those fields, without sorting', async (t) => {
+  const path = join(tempDir(t), 'readmodels.sqlite')
+  const file = new SqliteFile({ path })
+  t.teardown(() => file.close())
+  await file.ensureIndex('timed', ['env', 'at', 'uid'])
+  const docs = Array.from({ length: 5 }, (_, i) => ({ env: 1, at: `2024-01-0${1 + (i % 2)}`, uid: `u${4 - i}` }))
+  await file.commit({ checkpoint: 'timed', expected: null, next: at(1), changes: docs.map((doc, i) => ({ collection: 'timed', id: `d${i}`, doc })) })
+  const query = { where: { env: 1 }, range: { at: { gte: '2024-01-01' } }, orderBy: [['at', 'asc'], ['uid', 'asc']], limit: 2 } as const
+  const plans = async (unique: boolean): Promise<string[]> => {
+    const found = await file.find<{ uid: string }>('timed', { ...query, uniqueOrder: unique, after: ['2024-01-01', 'u0'] })
+    t.same(found.map((doc) => doc.uid), ['u2', 'u4'], unique ? 'declared unique' : 'with the store\'s tie-break')
+    const sql = [...(file as unknown as { statements: Map<string, unknown> }).statements.keys()].find((text) => text.includes('LIMIT') && (unique ? !text.includes('id ASC') : text.includes('id ASC')))!
+    const plain = new Database(path, { readonly: true })
+    t.teardown(() => plain.close())
+    const parameters = (sql.match(/\?/g) ?? []).map(() => null)
+    return (plain.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...parameters) as { detail: string }[]).map((row) => row.detail)
+  }
+  t.match((await plans(false)).join('\n'), /TEMP B-TREE/, 'a tie-break by id is a sort the index does not hold')
+  t.notMatch((await plans(true)).join('\n'), /TEMP B-TREE/, 'an order declared unique is the index\'s own')
+})
