@@ -1,11 +1,11 @@
-import type { FastifyPluginAsync, FastifyReply } from 'fastify'
+import type { FastifyPluginAsync } from 'fastify'
 import { activityPage } from '../activity/activity-log.js'
 import { stateAsOf } from '../audit/as-of.js'
 import { AsOfQuery, DetailParams, cutoffAt } from '../http/as-of.js'
 import { z } from 'zod'
 import { queryOf, ScopedIdParams, ScopedParams, type ZodTypeProvider } from '../http/zod.js'
 import { NotFound } from '../kernel/errors.js'
-import { basicUsers, basicUserTexts } from '../accounts/user-lookup.js'
+import { basicUsers } from '../accounts/user-lookup.js'
 import { actorOf, commandContext } from '../http/command-context.js'
 import { parseBody, useFormBodies } from '../http/drf.js'
 import { environmentOf, methodNotAllowed } from '../http/environment-scope.js'
@@ -13,10 +13,8 @@ import { pageOf, paginated } from '../http/pagination.js'
 import { dashboardActivity } from './activity.js'
 import { listDashboards } from './listing.js'
 import { dashboardStream } from './events.js'
-import { createDashboardBody, moveTileBody, updateDashboardBody } from './schemas.js'
-import { dashboardBasic, usersMentioned } from './serialize.js'
-import { dashboardDetailText } from './detail-text.js'
-import { sendJsonText } from '../http/json-reply.js'
+import { createDashboardBody, DashboardDetailResponse, DashboardListResponse, moveTileBody, updateDashboardBody } from './schemas.js'
+import { dashboardBasic, dashboardDetail, usersMentioned } from './serialize.js'
 import { createDashboard, findDashboard, liveDashboard, updateDashboard, type DashboardDeps } from './service.js'
 import { moveTile } from './tile-moves.js'
 import { evolveDashboard, type Dashboard } from './state.js'
@@ -32,10 +30,13 @@ export const dashboardRoutes: FastifyPluginAsync<DashboardDeps> = async (app, de
   useFormBodies(app)
   const { models } = deps
 
-  const detail = async (reply: FastifyReply, dashboard: Dashboard, actor: ReturnType<typeof actorOf>) =>
-    sendJsonText(reply, dashboardDetailText(dashboard, actor, await basicUserTexts(models, usersMentioned(dashboard))))
+  const detail = async (dashboard: Dashboard, actor: ReturnType<typeof actorOf>) =>
+    dashboardDetail(dashboard, actor, await basicUsers(models, usersMentioned(dashboard)))
+  const DETAIL = { 200: DashboardDetailResponse }
 
-  app.withTypeProvider<ZodTypeProvider>().get('/dashboards/', { config: READ, schema: { params: ScopedParams, querystring: queryOf('tags', 'creation_mode') } }, async (request) => {
+  app.withTypeProvider<ZodTypeProvider>().get('/dashboards/', {
+    config: READ, schema: { params: ScopedParams, querystring: queryOf('tags', 'creation_mode'), response: { 200: DashboardListResponse } },
+  }, async (request) => {
     const environment = await environmentOf(request, models)
     const { query } = request
     const page = pageOf(query)
@@ -46,44 +47,46 @@ export const dashboardRoutes: FastifyPluginAsync<DashboardDeps> = async (app, de
     return paginated(request, page, count, dashboards.map((d) => dashboardBasic(d, actor, users)))
   })
 
-  app.post('/dashboards/', { config: WRITE, schema: { params: ScopedParams } }, async (request, reply) => {
+  app.post('/dashboards/', { config: WRITE, schema: { params: ScopedParams, response: { 201: DashboardDetailResponse } } }, async (request, reply) => {
     const environment = await environmentOf(request, models)
     const body = parseBody(createDashboardBody, request.body)
     const dashboard = await createDashboard(deps, environment, body, commandContext(request))
-    return detail(reply.status(201), dashboard, actorOf(request))
+    return reply.status(201).send(await detail(dashboard, actorOf(request)))
   })
 
   app.withTypeProvider<ZodTypeProvider>().get('/dashboards/:id/', {
-    config: READ, schema: { params: DetailParams, querystring: AsOfQuery },
-  }, async (request, reply) => {
+    config: READ, schema: { params: DetailParams, querystring: AsOfQuery, response: DETAIL },
+  }, async (request) => {
     const environment = await environmentOf(request, models)
     const { as_of: asOf } = request.query
-    if (asOf === undefined) return detail(reply, await liveDashboard(models, environment, request.params.id), actorOf(request))
+    if (asOf === undefined) return detail(await liveDashboard(models, environment, request.params.id), actorOf(request))
     // History answers for deleted dashboards too: the state then, `deleted` included.
     const current = await findDashboard(models, environment, request.params.id)
     const past = await stateAsOf(deps.log, dashboardStream(current.id), evolveDashboard, null, cutoffAt(asOf))
     if (!past) throw new NotFound()
-    return detail(reply, past, actorOf(request))
+    return detail(past, actorOf(request))
   })
 
-  app.patch<{ Params: IdParams }>('/dashboards/:id/', { schema: { params: IdParams }, config: WRITE }, async (request, reply) => {
+  app.patch<{ Params: IdParams }>('/dashboards/:id/', { schema: { params: IdParams, response: DETAIL }, config: WRITE }, async (request) => {
     const environment = await environmentOf(request, models)
     const dashboard = await findDashboard(models, environment, request.params.id)
     const body = parseBody(updateDashboardBody, request.body)
     const actor = actorOf(request)
-    return detail(reply, await updateDashboard(deps, dashboard, body, actor, commandContext(request)), actor)
+    return detail(await updateDashboard(deps, dashboard, body, actor, commandContext(request)), actor)
   })
 
   // Hard deletion is refused with a bare 405; PATCH `deleted: true` soft-deletes.
   app.delete<{ Params: IdParams }>('/dashboards/:id/', { schema: { params: IdParams }, config: WRITE }, methodNotAllowed(models))
 
-  app.patch<{ Params: IdParams }>('/dashboards/:id/move_tile/', { schema: { params: IdParams }, config: { scopes: [], scopedKeys: false } }, async (request, reply) => {
+  app.patch<{ Params: IdParams }>('/dashboards/:id/move_tile/', {
+    schema: { params: IdParams, response: DETAIL }, config: { scopes: [], scopedKeys: false },
+  }, async (request) => {
     const environment = await environmentOf(request, models)
     const source = await liveDashboard(models, environment, request.params.id)
     const body = parseBody(moveTileBody, request.body)
     const destination = await liveDashboard(models, environment, body.toDashboard)
     const actor = actorOf(request)
-    return detail(reply, await moveTile(deps, source, destination, body.tile.id, actor, commandContext(request)), actor)
+    return detail(await moveTile(deps, source, destination, body.tile.id, actor, commandContext(request)), actor)
   })
 
   app.get<{ Params: IdParams }>('/dashboards/:id/activity/', { schema: { params: IdParams }, config: READ }, async (request) => {

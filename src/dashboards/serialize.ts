@@ -1,7 +1,10 @@
+import type { z } from 'zod'
 import { apiTime } from '../http/timestamps.js'
-import type { BasicUser } from '../accounts/user-lookup.js'
+import type { BasicUser } from '../accounts/users.js'
+import { KeptShapes } from '../kernel/kept-shapes.js'
 import type { Tile } from './events.js'
 import { canEdit, effectivePrivilegeLevel, effectiveRestrictionLevel, type Actor } from './permissions.js'
+import type { DashboardBasicResponse, DashboardDetailResponse, SharedDashboardResponse, TileResponse } from './schemas.js'
 import type { Dashboard } from './state.js'
 
 type Users = ReadonlyMap<string, BasicUser>
@@ -18,26 +21,35 @@ export const usersMentioned = (dashboard: Dashboard): string[] => {
   return users
 }
 
-const tileJson = (dashboard: Dashboard, tile: Tile, order: number, users: Users) => ({
-  id: tile.id,
-  dashboard_id: dashboard.id,
-  insight: null,
-  text: tile.text && {
-    id: tile.text.id,
-    body: tile.text.body,
-    created_by: tile.text.created_by ? users.get(tile.text.created_by) ?? null : null,
-    last_modified_at: apiTime(tile.text.last_modified_at),
-    last_modified_by: tile.text.last_modified_by ? users.get(tile.text.last_modified_by) ?? null : null,
-    team: dashboard.environment_id,
-  },
-  color: tile.color,
-  layouts: tile.layouts,
-  show_description: tile.show_description,
-  transparent_background: tile.transparent_background,
-  order,
-  last_refresh: null,
-  is_cached: false,
-})
+const mentioned = (users: Users, uuid: string | null | undefined): BasicUser | null => (uuid ? users.get(uuid) ?? null : null)
+
+const tiles = new KeptShapes<Tile, z.input<typeof TileResponse>>()
+
+/** A tile's shape, built once per kept tile while its place and its users stay the same. */
+const tileJson = (dashboard: Dashboard, tile: Tile, order: number, users: Users): z.input<typeof TileResponse> => {
+  const createdBy = mentioned(users, tile.text?.created_by)
+  const modifiedBy = mentioned(users, tile.text?.last_modified_by)
+  return tiles.shape(tile, [dashboard.id, dashboard.environment_id, order, createdBy, modifiedBy], () => ({
+    id: tile.id,
+    dashboard_id: dashboard.id,
+    insight: null,
+    text: tile.text && {
+      id: tile.text.id,
+      body: tile.text.body,
+      created_by: createdBy,
+      last_modified_at: apiTime(tile.text.last_modified_at),
+      last_modified_by: modifiedBy,
+      team: dashboard.environment_id,
+    },
+    color: tile.color,
+    layouts: tile.layouts,
+    show_description: tile.show_description,
+    transparent_background: tile.transparent_background,
+    order,
+    last_refresh: null,
+    is_cached: false,
+  }))
+}
 
 export const visibleTiles = (dashboard: Dashboard): Tile[] => {
   // A loop, not `filter`: kept documents are frozen, and filtering a frozen array takes a slow path.
@@ -52,7 +64,7 @@ export type DashboardSummary = Pick<Dashboard,
   | 'restriction_level' | 'environment_id' | 'collaborators'> & { sharing: Pick<Dashboard['sharing'], 'enabled'> }
 
 /** The list item shape: no tiles, no filters. */
-export const dashboardBasic = (dashboard: DashboardSummary, actor: Actor, users: Users) => ({
+export const dashboardBasic = (dashboard: DashboardSummary, actor: Actor, users: Users): z.input<typeof DashboardBasicResponse> => ({
   id: dashboard.id,
   name: dashboard.name,
   description: dashboard.description,
@@ -72,15 +84,25 @@ export const dashboardBasic = (dashboard: DashboardSummary, actor: Actor, users:
   team_id: dashboard.environment_id,
 })
 
-export const dashboardDetail = (dashboard: Dashboard, actor: Actor, users: Users) => ({
-  ...dashboardBasic(dashboard, actor, users),
-  filters: dashboard.filters,
-  variables: dashboard.variables,
-  tiles: visibleTiles(dashboard).map((tile, order) => tileJson(dashboard, tile, order, users)),
-})
+const details = new KeptShapes<Dashboard, z.input<typeof DashboardDetailResponse>>()
+
+/**
+ * The detail shape, built once per kept dashboard for each caller's levels and the users it
+ * mentions as they are now.
+ */
+export const dashboardDetail = (dashboard: Dashboard, actor: Actor, users: Users): z.input<typeof DashboardDetailResponse> => {
+  const levels = [effectivePrivilegeLevel(dashboard, actor), canEdit(dashboard, actor)]
+  const inputs = [...levels, ...usersMentioned(dashboard).map((uuid) => users.get(uuid))]
+  return details.shape(dashboard, inputs, () => ({
+    ...dashboardBasic(dashboard, actor, users),
+    filters: dashboard.filters,
+    variables: dashboard.variables,
+    tiles: visibleTiles(dashboard).map((tile, order) => tileJson(dashboard, tile, order, users)),
+  }))
+}
 
 /** What `/shared/{token}` shows: the dashboard's public fields, as PostHog's public view reports levels. */
-export const sharedDashboard = (dashboard: Dashboard, users: Users) => ({
+export const sharedDashboard = (dashboard: Dashboard, users: Users): z.input<typeof SharedDashboardResponse>['dashboard'] => ({
   id: dashboard.id,
   name: dashboard.name,
   description: dashboard.description,

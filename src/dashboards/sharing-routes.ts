@@ -5,6 +5,7 @@ import { actorOf, commandContext } from '../http/command-context.js'
 import { drfBoolean, parseBody } from '../http/drf.js'
 import { environmentOf } from '../http/environment-scope.js'
 import { NotFound } from '../kernel/errors.js'
+import { SharedDashboardResponse } from './schemas.js'
 import { sharedDashboard, sharingJson, usersMentioned } from './serialize.js'
 import { dashboardCommand, liveDashboard, type DashboardDeps } from './service.js'
 
@@ -41,6 +42,6 @@ export const sharedViewRoutes: FastifyPluginAsync<DashboardDeps> = async (app, {
     return { dashboard: sharedDashboard(dashboard, await basicUsers(models, usersMentioned(dashboard))) }
   }
   for (const path of ['/shared/:token', '/shared_dashboard/:token', '/embedded/:token']) {
-    app.get<{ Params: { token: string } }>(path, { schema: { params: TokenParams } }, async (request) => view(request.params.token))
+    app.get<{ Params: { token: string } }>(path, { schema: { params: TokenParams, response: { 200: SharedDashboardResponse } } }, async (request) => view(request.params.token))
   }
 }

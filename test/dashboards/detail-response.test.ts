@@ -1,10 +1,10 @@
 import t from 'tap'
-import { basicUser } from '../../src/accounts/users.js'
-import { basicUserText } from '../../src/accounts/user-lookup.js'
-import { dashboardDetailText } from '../../src/dashboards/detail-text.js'
-import { dashboardDetail } from '../../src/dashboards/serialize.js'
+import { basicUser, type BasicUser } from '../../src/accounts/users.js'
 import type { Tile } from '../../src/dashboards/events.js'
+import { DashboardDetailResponse, SharedDashboardResponse } from '../../src/dashboards/schemas.js'
+import { dashboardDetail, sharedDashboard } from '../../src/dashboards/serialize.js'
 import type { Dashboard } from '../../src/dashboards/state.js'
+import { jsonWriter } from '../../src/http/json-writer.js'
 import { deepFreeze } from '../../src/kernel/deep-freeze.js'
 
 const ada = deepFreeze({
@@ -40,53 +40,52 @@ const cases: Array<[string, Dashboard]> = [
 ]
 
 const actors = [{ uuid: 'u-ada', level: 8 }, { uuid: 'u-bob', level: 1 }, { uuid: 'u-eve', level: 1 }]
+const users = (...documents: Array<Record<string, unknown>>): Map<string, BasicUser> =>
+  new Map(documents.map((user) => [String(user['uuid']), deepFreeze(basicUser(user))]))
+const writeDetail = jsonWriter(DashboardDetailResponse)
 
-t.test('the detail text is JSON.stringify of the detail shape, byte for byte', async (t) => {
-  const documents = [ada, bob]
-  const shapes = new Map(documents.map((user) => [user.uuid, basicUser(user)]))
-  const texts = new Map(documents.map((user) => [user.uuid, basicUserText(user)]))
+t.test('the detail is written in the order of its shape, as JSON.stringify writes it, kept or not', async (t) => {
+  const known = users(ada, bob)
   for (const [name, value] of cases) {
+    const kept = deepFreeze(structuredClone(value))
     for (const actor of actors) {
-      t.equal(dashboardDetailText(value, actor, texts), JSON.stringify(dashboardDetail(value, actor, shapes)), `${name}, as ${actor.uuid}`)
+      const expected = JSON.stringify(dashboardDetail(value, actor, known))
+      t.equal(writeDetail(dashboardDetail(value, actor, known)), expected, `${name}, as ${actor.uuid}`)
+      t.equal(writeDetail(dashboardDetail(kept, actor, known)), expected, `${name}, as ${actor.uuid}, kept`)
+      t.equal(writeDetail(dashboardDetail(kept, actor, known)), expected, `${name}, as ${actor.uuid}, kept, again`)
     }
   }
+  const shared = dashboard()
+  t.equal(jsonWriter(SharedDashboardResponse)({ dashboard: sharedDashboard(shared, users(ada, bob)) }), JSON.stringify({ dashboard: sharedDashboard(shared, users(ada, bob)) }), 'the shared view')
 })
 
-t.test('a user text is written once per frozen document, and never kept for one that may still change', async (t) => {
-  t.equal(basicUserText(ada), JSON.stringify(basicUser(ada)))
-  t.equal(basicUserText(ada), basicUserText(ada))
-  const open = { ...bob }
-  t.equal(basicUserText(open), JSON.stringify(basicUser(open)))
-  open.first_name = 'Robert'
-  t.equal(basicUserText(open), JSON.stringify(basicUser(open)), 'a document that is not frozen is written anew')
-})
-
-t.test('a kept tile is written again when its place or its users\' texts change', async (t) => {
+t.test('a kept dashboard is shown anew when a tile\'s place or a user it mentions changes', async (t) => {
   const kept = deepFreeze(dashboard())
-  const texts = new Map([[ada.uuid, basicUserText(ada)], [bob.uuid, basicUserText(bob)]])
-  const shapes = new Map([[ada.uuid, basicUser(ada)], [bob.uuid, basicUser(bob)]])
   const actor = actors[0]!
-  t.equal(dashboardDetailText(kept, actor, texts), JSON.stringify(dashboardDetail(kept, actor, shapes)))
-  t.equal(dashboardDetailText(kept, actor, texts), JSON.stringify(dashboardDetail(kept, actor, shapes)), 'again, from the texts written')
-  const renamed = deepFreeze({ ...ada, first_name: 'Augusta' })
-  const renamedTexts = new Map([[ada.uuid, basicUserText(renamed)], [bob.uuid, basicUserText(bob)]])
-  const renamedShapes = new Map([[ada.uuid, basicUser(renamed)], [bob.uuid, basicUser(bob)]])
-  t.equal(dashboardDetailText(kept, actor, renamedTexts), JSON.stringify(dashboardDetail(kept, actor, renamedShapes)), 'a renamed user')
-  t.equal(dashboardDetailText(kept, actor, new Map()), JSON.stringify(dashboardDetail(kept, actor, new Map())), 'users not found')
+  const known = users(ada, bob)
+  const detail = (value: Dashboard, mentioned: Map<string, BasicUser>) => JSON.parse(writeDetail(dashboardDetail(value, actor, mentioned))) as ReturnType<typeof dashboardDetail>
+  t.equal(detail(kept, known).tiles[0]!.text!.created_by!.first_name, 'Ada "the first"')
+  t.equal(dashboardDetail(kept, actor, known), dashboardDetail(kept, actor, known), 'the same users: the same shape')
+  const renamed = users({ ...ada, first_name: 'Augusta' }, bob)
+  t.equal(detail(kept, renamed).tiles[0]!.text!.created_by!.first_name, 'Augusta', 'a renamed user')
+  t.equal(detail(kept, renamed).created_by!.first_name, 'Augusta', 'a renamed creator')
+  t.same(detail(kept, new Map()).tiles[0]!.text, { ...detail(kept, known).tiles[0]!.text, created_by: null, last_modified_by: null }, 'users not found')
   // The same tile objects in another place: a second dashboard holding them, first of its tiles.
   const moved = deepFreeze({ ...kept, id: 8, environment_id: 4, tiles: [kept.tiles[2]!, kept.tiles[0]!] })
-  t.equal(dashboardDetailText(moved, actor, texts), JSON.stringify(dashboardDetail(moved, actor, shapes)), 'the same tiles elsewhere')
+  const tiles = detail(moved, known).tiles
+  t.same(tiles.map((t) => [t.id, t.dashboard_id, t.order]), [[3, 8, 0], [1, 8, 1]], 'the same tiles elsewhere')
+  t.equal(tiles[1]!.text!.team, 4)
 })
 
 t.test('what a kept dashboard shows each caller is worked out for each caller', async (t) => {
-  const texts = new Map([[ada.uuid, basicUserText(ada)], [bob.uuid, basicUserText(bob)]])
-  const shapes = new Map([[ada.uuid, basicUser(ada)], [bob.uuid, basicUser(bob)]])
-  for (const restriction of [21, 37]) {
+  const expected = { 21: [[37, 'editor'], [37, 'editor'], [37, 'editor']], 37: [[37, 'editor'], [37, 'editor'], [21, 'viewer']] } as const
+  for (const restriction of [21, 37] as const) {
     const kept = deepFreeze(dashboard({ restriction_level: restriction }))
     for (const round of [1, 2]) {
-      for (const actor of actors) {
-        t.equal(dashboardDetailText(kept, actor, texts), JSON.stringify(dashboardDetail(kept, actor, shapes)), `level ${restriction}, ${actor.uuid}, round ${round}`)
-      }
+      actors.forEach((actor, i) => {
+        const shown = JSON.parse(writeDetail(dashboardDetail(kept, actor, users(ada, bob)))) as { effective_privilege_level: number; user_access_level: string }
+        t.same([shown.effective_privilege_level, shown.user_access_level], expected[restriction][i], `level ${restriction}, ${actor.uuid}, round ${round}`)
+      })
     }
   }
 })
