@@ -135,3 +135,22 @@ export const SharedDashboardResponse = z.object({
     effective_privilege_level: z.number(),
   }),
 })
+
+export const CollaboratorResponse = z.object({
+  id: z.string(),
+  dashboard_id: z.number(),
+  user: BasicUserResponse.nullable(),
+  level: z.number(),
+  added_at: z.string(),
+  updated_at: z.string(),
+  user_uuid: z.string(),
+})
+
+/** A dashboard's collaborators: a plain array, as PostHog answers it. */
+export const CollaboratorListResponse = z.array(CollaboratorResponse)
+
+export const SharingResponse = z.object({
+  created_at: z.string().nullable(),
+  enabled: z.boolean(),
+  access_token: z.string(),
+})

@@ -4,7 +4,9 @@ import type { BasicUser } from '../accounts/users.js'
 import { KeptShapes } from '../kernel/kept-shapes.js'
 import type { Tile } from './events.js'
 import { canEdit, effectivePrivilegeLevel, effectiveRestrictionLevel, type Actor } from './permissions.js'
-import type { DashboardBasicResponse, DashboardDetailResponse, SharedDashboardResponse, TileResponse } from './schemas.js'
+import type {
+  CollaboratorResponse, DashboardBasicResponse, DashboardDetailResponse, SharedDashboardResponse, SharingResponse, TileResponse,
+} from './schemas.js'
 import type { Dashboard } from './state.js'
 
 type Users = ReadonlyMap<string, BasicUser>
@@ -115,7 +117,7 @@ export const sharedDashboard = (dashboard: Dashboard, users: Users): z.input<typ
   effective_privilege_level: 21,
 })
 
-export const collaboratorJson = (dashboard: Dashboard, collaborator: Dashboard['collaborators'][number], users: Users) => ({
+export const collaboratorJson = (dashboard: Dashboard, collaborator: Dashboard['collaborators'][number], users: Users): z.input<typeof CollaboratorResponse> => ({
   id: collaborator.id,
   dashboard_id: dashboard.id,
   user: users.get(collaborator.user_uuid) ?? null,
@@ -125,7 +127,7 @@ export const collaboratorJson = (dashboard: Dashboard, collaborator: Dashboard['
   user_uuid: collaborator.user_uuid,
 })
 
-export const sharingJson = (dashboard: Dashboard) => ({
+export const sharingJson = (dashboard: Dashboard): z.input<typeof SharingResponse> => ({
   created_at: apiTime(dashboard.sharing.created_at),
   enabled: dashboard.sharing.enabled,
   access_token: dashboard.sharing.access_token,

@@ -5,7 +5,7 @@ import { actorOf, commandContext } from '../http/command-context.js'
 import { drfBoolean, parseBody } from '../http/drf.js'
 import { environmentOf } from '../http/environment-scope.js'
 import { NotFound } from '../kernel/errors.js'
-import { SharedDashboardResponse } from './schemas.js'
+import { SharedDashboardResponse, SharingResponse } from './schemas.js'
 import { sharedDashboard, sharingJson, usersMentioned } from './serialize.js'
 import { dashboardCommand, liveDashboard, type DashboardDeps } from './service.js'
 
@@ -18,12 +18,17 @@ const TokenParams = z.object({ token: z.string() })
 /** A dashboard's sharing configuration; its token is fixed when the dashboard is created. */
 export const sharingRoutes: FastifyPluginAsync<DashboardDeps> = async (app, deps) => {
   const { models } = deps
-  app.get<{ Params: Params }>('/dashboards/:dashboard_id/sharing/', { schema: { params: Params }, config: { scopes: ['sharing_configuration:read'] } }, async (request) => {
+  const SHARING = { 200: SharingResponse }
+  app.get<{ Params: Params }>('/dashboards/:dashboard_id/sharing/', {
+    schema: { params: Params, response: SHARING }, config: { scopes: ['sharing_configuration:read'] },
+  }, async (request) => {
     const environment = await environmentOf(request, models)
     return sharingJson(await liveDashboard(models, environment, request.params.dashboard_id))
   })
 
-  app.patch<{ Params: Params }>('/dashboards/:dashboard_id/sharing/', { schema: { params: Params }, config: { scopes: ['sharing_configuration:write'] } }, async (request) => {
+  app.patch<{ Params: Params }>('/dashboards/:dashboard_id/sharing/', {
+    schema: { params: Params, response: SHARING }, config: { scopes: ['sharing_configuration:write'] },
+  }, async (request) => {
     const environment = await environmentOf(request, models)
     const dashboard = await liveDashboard(models, environment, request.params.dashboard_id)
     const body = parseBody(sharingBody, request.body)
