@@ -21,6 +21,7 @@ import { evolveDashboard, type Dashboard } from './state.js'
 
 const READ = { scopes: ['dashboard:read'] }
 const WRITE = { scopes: ['dashboard:write'] }
+const DETAIL = { 200: DashboardDetailResponse }
 
 const IdParams = ScopedIdParams
 type IdParams = z.infer<typeof IdParams>
@@ -32,7 +33,6 @@ export const dashboardRoutes: FastifyPluginAsync<DashboardDeps> = async (app, de
 
   const detail = async (dashboard: Dashboard, actor: ReturnType<typeof actorOf>) =>
     dashboardDetail(dashboard, actor, await basicUsers(models, usersMentioned(dashboard)))
-  const DETAIL = { 200: DashboardDetailResponse }
 
   app.withTypeProvider<ZodTypeProvider>().get('/dashboards/', {
     config: READ, schema: { params: ScopedParams, querystring: queryOf('tags', 'creation_mode'), response: { 200: DashboardListResponse } },

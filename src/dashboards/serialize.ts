@@ -25,32 +25,37 @@ export const usersMentioned = (dashboard: Dashboard): string[] => {
 
 const mentioned = (users: Users, uuid: string | null | undefined): BasicUser | null => (uuid ? users.get(uuid) ?? null : null)
 
-const tiles = new KeptShapes<Tile, z.input<typeof TileResponse>>()
+type TileShape = z.input<typeof TileResponse>
+/** What a tile's shape shows besides the tile: its dashboard's id and environment, its place, and its card's users. */
+type TilePlace = [dashboardId: number, environmentId: number, order: number, createdBy: BasicUser | null, modifiedBy: BasicUser | null]
+
+const tileShape = (tile: Tile, [dashboardId, environmentId, order, createdBy, modifiedBy]: TilePlace): TileShape => ({
+  id: tile.id,
+  dashboard_id: dashboardId,
+  insight: null,
+  text: tile.text && {
+    id: tile.text.id,
+    body: tile.text.body,
+    created_by: createdBy,
+    last_modified_at: apiTime(tile.text.last_modified_at),
+    last_modified_by: modifiedBy,
+    team: environmentId,
+  },
+  color: tile.color,
+  layouts: tile.layouts,
+  show_description: tile.show_description,
+  transparent_background: tile.transparent_background,
+  order,
+  last_refresh: null,
+  is_cached: false,
+})
+
+const tiles = new KeptShapes<Tile, TilePlace, TileShape>()
 
 /** A tile's shape, built once per kept tile while its place and its users stay the same. */
-const tileJson = (dashboard: Dashboard, tile: Tile, order: number, users: Users): z.input<typeof TileResponse> => {
+const tileJson = (dashboard: Dashboard, tile: Tile, order: number, users: Users): TileShape => {
   const createdBy = mentioned(users, tile.text?.created_by)
-  const modifiedBy = mentioned(users, tile.text?.last_modified_by)
-  return tiles.shape(tile, [dashboard.id, dashboard.environment_id, order, createdBy, modifiedBy], () => ({
-    id: tile.id,
-    dashboard_id: dashboard.id,
-    insight: null,
-    text: tile.text && {
-      id: tile.text.id,
-      body: tile.text.body,
-      created_by: createdBy,
-      last_modified_at: apiTime(tile.text.last_modified_at),
-      last_modified_by: modifiedBy,
-      team: dashboard.environment_id,
-    },
-    color: tile.color,
-    layouts: tile.layouts,
-    show_description: tile.show_description,
-    transparent_background: tile.transparent_background,
-    order,
-    last_refresh: null,
-    is_cached: false,
-  }))
+  return tiles.shape(tile, [dashboard.id, dashboard.environment_id, order, createdBy, mentioned(users, tile.text?.last_modified_by)], tileShape)
 }
 
 export const visibleTiles = (dashboard: Dashboard): Tile[] => {
@@ -86,15 +91,14 @@ export const dashboardBasic = (dashboard: DashboardSummary, actor: Actor, users:
   team_id: dashboard.environment_id,
 })
 
-const details = new KeptShapes<Dashboard, z.input<typeof DashboardDetailResponse>>()
+const details = new KeptShapes<Dashboard, unknown[], z.input<typeof DashboardDetailResponse>>()
 
 /**
  * The detail shape, built once per kept dashboard for each caller's levels and the users it
  * mentions as they are now.
  */
 export const dashboardDetail = (dashboard: Dashboard, actor: Actor, users: Users): z.input<typeof DashboardDetailResponse> => {
-  const levels = [effectivePrivilegeLevel(dashboard, actor), canEdit(dashboard, actor)]
-  const inputs = [...levels, ...usersMentioned(dashboard).map((uuid) => users.get(uuid))]
+  const inputs = [effectivePrivilegeLevel(dashboard, actor), canEdit(dashboard, actor), ...usersMentioned(dashboard).map((uuid) => users.get(uuid))]
   return details.shape(dashboard, inputs, () => ({
     ...dashboardBasic(dashboard, actor, users),
     filters: dashboard.filters,

@@ -14,11 +14,11 @@ const sharingBody = z.object({ enabled: drfBoolean })
 const Params = z.object({ project_id: z.string(), dashboard_id: z.string() })
 type Params = z.infer<typeof Params>
 const TokenParams = z.object({ token: z.string() })
+const SHARING = { 200: SharingResponse }
 
 /** A dashboard's sharing configuration; its token is fixed when the dashboard is created. */
 export const sharingRoutes: FastifyPluginAsync<DashboardDeps> = async (app, deps) => {
   const { models } = deps
-  const SHARING = { 200: SharingResponse }
   app.get<{ Params: Params }>('/dashboards/:dashboard_id/sharing/', {
     schema: { params: Params, response: SHARING }, config: { scopes: ['sharing_configuration:read'] },
   }, async (request) => {

@@ -1,7 +1,7 @@
 import { deepFreeze } from './deep-freeze.js'
 
-interface Built<S> {
-  readonly inputs: readonly unknown[]
+interface Built<I, S> {
+  readonly inputs: I
   readonly shape: S
 }
 
@@ -15,16 +15,17 @@ const VARIANTS = 4
  * inputs, returned deep-frozen, and built again when the inputs differ (a document keeps the shapes
  * of its last few sets of inputs). A response writer writes a frozen shape once (`kept` in
  * `http/json-writer.ts`), so the same shape also saves writing it. A document that is not frozen
- * gets a shape built anew, not frozen, every time.
+ * gets a shape built anew, not frozen, every time. `build` is given the document and the inputs,
+ * so a function made once can build every shape (no closure is made for a request that finds one).
  */
-export class KeptShapes<D extends object, S extends object> {
-  private readonly built = new WeakMap<D, Built<S>[]>()
+export class KeptShapes<D extends object, I extends readonly unknown[], S extends object> {
+  private readonly built = new WeakMap<D, Built<I, S>[]>()
 
-  shape(document: D, inputs: readonly unknown[], build: () => S): S {
-    if (!Object.isFrozen(document)) return build()
+  shape(document: D, inputs: I, build: (document: D, inputs: I) => S): S {
+    if (!Object.isFrozen(document)) return build(document, inputs)
     const variants = this.built.get(document)
     if (variants === undefined) {
-      const shape = deepFreeze(build())
+      const shape = deepFreeze(build(document, inputs))
       this.built.set(document, [{ inputs, shape }])
       return shape
     }
@@ -35,7 +36,7 @@ export class KeptShapes<D extends object, S extends object> {
       if (i > 0) variants.unshift(...variants.splice(i, 1))
       return variant.shape
     }
-    const shape = deepFreeze(build())
+    const shape = deepFreeze(build(document, inputs))
     variants.unshift({ inputs, shape })
     if (variants.length > VARIANTS) variants.pop()
     return shape

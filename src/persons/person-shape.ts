@@ -54,8 +54,10 @@ export const personShape = (person: PersonRecord, distinctIds: readonly string[]
   }
 }
 
-const shapes = new KeptShapes<PersonRecord, PersonShape>()
+type Pages = readonly (DistinctIdPage | null)[]
+
+const shapes = new KeptShapes<PersonRecord, Pages, PersonShape>()
+const withPages = (person: PersonRecord, pages: Pages): PersonShape => personShape(person, distinctIdsFrom(person, pages))
 
 /** A person's shape, its ids from the person and the `pages` read for it, built once per kept person and pages. */
-export const personShapeOf = (person: PersonRecord, pages: readonly (DistinctIdPage | null)[]): PersonShape =>
-  shapes.shape(person, pages, () => personShape(person, distinctIdsFrom(person, pages)))
+export const personShapeOf = (person: PersonRecord, pages: Pages): PersonShape => shapes.shape(person, pages, withPages)

@@ -6,10 +6,10 @@ interface Doc { readonly id: number; readonly tags: readonly string[] }
 
 const counting = () => {
   let builds = 0
-  const shapes = new KeptShapes<Doc, { id: number; label: string; tags: readonly string[] }>()
-  const shape = (doc: Doc, label: string) => shapes.shape(doc, [label], () => {
+  const shapes = new KeptShapes<Doc, [string], { id: number; label: string; tags: readonly string[] }>()
+  const shape = (doc: Doc, label: string) => shapes.shape(doc, [label], (document, [given]) => {
     builds++
-    return { id: doc.id, label, tags: doc.tags }
+    return { id: document.id, label: given, tags: document.tags }
   })
   return { shape, builds: () => builds }
 }
