@@ -13,7 +13,7 @@ import { handleCommand, type CommandContext, type Decider } from '../src/kernel/
 import { newEventId } from '../src/kernel/ids.js'
 import { SqliteReadStore } from '../src/readstore/sqlite.js'
 import { ReadModels } from '../src/readstore/read-models.js'
-import { allProjectors } from '../projections/index.js'
+import { allProjectors } from '../src/modules.js'
 import { ProjectionSet } from '../projections/projection-set.js'
 import { ProjectionRegistry } from '../projections/registry.js'
 import { flags, personProperties } from './decide.js'

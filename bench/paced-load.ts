@@ -17,6 +17,8 @@ export interface PacedOptions {
    * server shares this process's core: a polling generator would take that core from it.
    */
   readonly sleeps?: boolean
+  /** Ends the run before `durationMs` once it answers true: no request is sent after, and those sent are awaited. */
+  readonly stop?: () => boolean
 }
 
 export interface PacedResult {
@@ -79,7 +81,7 @@ export const pacedLoad = async (options: PacedOptions): Promise<PacedResult> => 
     ...(body === null ? [] : [body]),
   ])
   const interval = 1000 / options.rate
-  const total = Math.floor((options.durationMs / 1000) * options.rate)
+  let total = Math.floor((options.durationMs / 1000) * options.rate)
   const latencies: number[] = []
   const answeredAtMs: number[] = []
   const idle: Socket[] = []
@@ -128,6 +130,7 @@ export const pacedLoad = async (options: PacedOptions): Promise<PacedResult> => 
   await new Promise<void>((resolve) => {
     const tick = (): void => {
       const now = performance.now()
+      if (options.stop?.() === true) total = Math.min(total, issued)
       while (issued < total && started + issued * interval <= now) {
         const due = started + issued * interval
         issued++

@@ -1,47 +1,26 @@
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { SqliteEventLog } from '../src/eventlog/sqlite.js'
+import { ownFilesOf } from '../src/readstore/sqlite-shards.js'
 import { SqliteReadStore } from '../src/readstore/sqlite.js'
 import { digestProjection } from '../projections/digest.js'
-import { allProjectors } from '../projections/index.js'
+import { allProjectors } from '../src/modules.js'
 import { requestRebuild } from '../projections/projection-set.js'
 import { ProjectionRegistry } from '../projections/registry.js'
 import { positionToString } from '../src/eventlog/port.js'
 import { flags, personProperties } from './decide.js'
 import type { Figure } from './figures.js'
+import { ingestHistory } from './history.js'
 import { openLoop } from './open-loop.js'
 import { run, startHedgelog } from './processes.js'
 import { client, install, percentile, projected } from './setup.js'
 import { TARGETS, measured, verdict } from './targets.js'
 
-const DISTINCT_IDS = 100_000
-const BATCH = 1000
 /** Requests per second of each latency probe, open loop. */
 const PROBE_RATE = 100
 const IDLE_SETTLE_MS = 10_000
 const IDLE_WINDOW_MS = 15_000
 const STORE_LIMIT = fileURLToPath(new URL('./store-limit.js', import.meta.url))
-
-/**
- * The captured event number `i` of a history over 100,000 people: anonymous ids, a fifth of them
- * later identified (`$identify` with `$anon_distinct_id`), sessions of about ten events, and two
- * group types.
- */
-const historical = (i: number, total: number) => {
-  const person = i % DISTINCT_IDS
-  const round = Math.floor(i / DISTINCT_IDS)
-  const timestamp = new Date(Date.UTC(2025, 0, 1) + Math.floor((i / total) * 300 * 86_400_000)).toISOString()
-  if (person % 5 === 0 && round === 1) {
-    return { event: '$identify', distinct_id: `user-${person}`, timestamp, properties: { $anon_distinct_id: `anon-${person}`, $set: { email: `p${person}@example.com` } } }
-  }
-  return {
-    event: i % 7 === 0 ? 'signed_up' : '$pageview', distinct_id: person % 5 === 0 && round > 1 ? `user-${person}` : `anon-${person}`, timestamp,
-    properties: {
-      $session_id: `s-${person}-${Math.floor(round / 3)}`, $current_url: `https://example.com/p/${i % 500}`, $browser: 'Firefox',
-      $groups: { company: `c-${person % 2000}`, team: `t-${person % 300}` }, $set: { last_round: round },
-    },
-  }
-}
 
 const digests = async (store: SqliteReadStore, registry: ProjectionRegistry): Promise<Map<string, string>> => {
   const out = new Map<string, string>()
@@ -61,7 +40,7 @@ const digests = async (store: SqliteReadStore, registry: ProjectionRegistry): Pr
 export const rebuildFigures = async (total: number): Promise<Figure[]> => {
   const installed = await install()
   const service = await startHedgelog(installed.dir, '0,1')
-  const store = new SqliteReadStore({ path: join(installed.dir, 'readmodels.sqlite') })
+  const store = new SqliteReadStore({ path: join(installed.dir, 'readmodels.sqlite'), ownFiles: ownFilesOf(allProjectors) })
   const log = new SqliteEventLog({ path: join(installed.dir, 'events.sqlite') })
   try {
     await projected(service.address)
@@ -75,16 +54,7 @@ export const rebuildFigures = async (total: number): Promise<Figure[]> => {
     })
 
     const liveStarted = performance.now()
-    let next = 0
-    await Promise.all(Array.from({ length: 4 }, async () => {
-      while (next < total) {
-        const from = next
-        next += BATCH
-        const batch = Array.from({ length: Math.min(BATCH, total - from) }, (_, j) => historical(from + j, total))
-        const response = await fetch(`${service.address}/batch/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ api_key: installed.token, batch }) })
-        if (response.status !== 200) throw new Error(`/batch/ answered ${response.status}`)
-      }
-    }))
+    await ingestHistory(service.address, installed.token, total)
     await projected(service.address)
     const liveSeconds = (performance.now() - liveStarted) / 1000
 

@@ -5,7 +5,10 @@
  * and exits non-zero when any target is missed. The JSON line at the end is for tooling.
  *
  * BENCH_SECONDS (default 5) sets each closed-loop measurement, BENCH_SUSTAIN_SECONDS (default 60)
- * the sustained batch load, BENCH_REBUILD_EVENTS (default 1,000,000) the history rebuilt.
+ * the sustained batch load, BENCH_REBUILD_EVENTS (default 1,000,000) the history rebuilt,
+ * BENCH_QUERY_EVENTS (default 1,000,000) the history queried and BENCH_QUERY_RUNS (default 7) the
+ * runs of each query. BENCH_ONLY, a comma-separated list of parts (appends, capture, sustained,
+ * decide, reads, rebuild, queries), runs only those.
  */
 import { cpus } from 'node:os'
 import { captureFigures } from './capture.js'
@@ -13,6 +16,7 @@ import { decideFigures } from './decide.js'
 import { aggregateAppends, batchAppends, catchUp, concurrentAppends } from './eventlog.js'
 import { line, met, table, type Figure } from './figures.js'
 import { pinSelfToLoadCore } from './pinning.js'
+import { queryFigures } from './queries.js'
 import { readFigures } from './reads.js'
 import { rebuildFigures } from './rebuild.js'
 import { sustainedFigures } from './sustained.js'
@@ -20,6 +24,9 @@ import { sustainedFigures } from './sustained.js'
 const seconds = Number(process.env['BENCH_SECONDS'] ?? 5)
 const sustain = Number(process.env['BENCH_SUSTAIN_SECONDS'] ?? 60)
 const rebuildEvents = Number(process.env['BENCH_REBUILD_EVENTS'] ?? 1_000_000)
+const queryEvents = Number(process.env['BENCH_QUERY_EVENTS'] ?? 1_000_000)
+const queryRuns = Number(process.env['BENCH_QUERY_RUNS'] ?? 7)
+const only = process.env['BENCH_ONLY']?.split(',').map((part) => part.trim())
 
 const notice = pinSelfToLoadCore()
 process.stdout.write(`hedgelog bench: node ${process.version}, ${cpus().length} cores, ${seconds} s per measurement${notice ? `\n${notice}` : ', servers on core 0, load on core 1'}\n`)
@@ -32,15 +39,24 @@ const report = (found: Figure | Figure[]): void => {
   }
 }
 
-report(await concurrentAppends(64, seconds * 1000))
-report(await aggregateAppends(64, seconds * 1000))
-report(await batchAppends(1000, seconds * 1000))
-report(await catchUp(300_000))
-report(await captureFigures(seconds * 1000))
-report(await sustainedFigures(sustain))
-report(await decideFigures(seconds * 1000))
-report(await readFigures(seconds * 1000))
-report(await rebuildFigures(rebuildEvents))
+/** Each part reports its figures as it measures them. */
+const parts: Record<string, () => Promise<void>> = {
+  appends: async () => {
+    report(await concurrentAppends(64, seconds * 1000))
+    report(await aggregateAppends(64, seconds * 1000))
+    report(await batchAppends(1000, seconds * 1000))
+    report(await catchUp(300_000))
+  },
+  capture: async () => report(await captureFigures(seconds * 1000)),
+  sustained: async () => report(await sustainedFigures(sustain)),
+  decide: async () => report(await decideFigures(seconds * 1000)),
+  reads: async () => report(await readFigures(seconds * 1000)),
+  rebuild: async () => report(await rebuildFigures(rebuildEvents)),
+  queries: async () => report(await queryFigures(queryEvents, queryRuns)),
+}
+const unknown = (only ?? []).filter((part) => !Object.hasOwn(parts, part))
+if (unknown.length > 0) throw new Error(`BENCH_ONLY names no part ${unknown.join(', ')}: the parts are ${Object.keys(parts).join(', ')}`)
+for (const [name, measure] of Object.entries(parts)) if (only === undefined || only.includes(name)) await measure()
 
 process.stdout.write(`\n${table(figures)}\n`)
 process.stdout.write(`${JSON.stringify({ figures })}\n`)

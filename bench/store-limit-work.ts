@@ -38,7 +38,7 @@ const TABLES: Record<Share, Record<string, string[][]>> = {
     groups: [['environment_id', 'group_type_index', 'created_at']],
   },
   activity: {
-    events: [['environment_id', 'timestamp'], ['environment_id', 'event', 'timestamp'], ['environment_id', 'distinct_id', 'timestamp']],
+    events: [['environment_id', 'timestamp', 'uuid'], ['environment_id', 'event', 'timestamp'], ['environment_id', 'distinct_id', 'timestamp']],
     sessions: [['environment_id', 'start_timestamp']],
   },
 }

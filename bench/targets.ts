@@ -27,6 +27,10 @@ export const TARGETS = {
   subscriptions: atLeast('GET the 25-subscription list', '% of bare GET, same document', 30),
   decideUnderRebuild: atMost('/decide p99 during a full rebuild, default serve', '× idle p99', 2),
   dashboardUnderRebuild: atMost('GET dashboard p99 during a full rebuild, default serve', '× idle p99', 2),
+  trendsQuery: (events: number) => atMost(`trends, dau by day and $browser, 30 days of ${events.toLocaleString('en-US')} events`, '× the store alone', 2),
+  funnelQuery: (events: number) => atMost(`funnel, 3 steps in 14 days, 30 days of ${events.toLocaleString('en-US')} events`, '× the store alone', 2),
+  trendsQueryUnderIngestion: (rate: number) => atMost(`the trends query while /batch/ takes ${rate.toLocaleString('en-US')} events/s`, '× the store alone', 2),
+  funnelQueryUnderIngestion: (rate: number) => atMost(`the funnel query while /batch/ takes ${rate.toLocaleString('en-US')} events/s`, '× the store alone', 2),
 } as const
 
 /** The figure for a measured expectation. */

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
 import { canonicalJson, sha256 } from '../src/kernel/canonical-json.js'
 import type { ReadStore } from '../src/readstore/port.js'
-import type { Projector } from './projector.js'
+import type { Projector } from '../src/readstore/projector.js'
 import { physicalCollection, type Build } from '../src/readstore/names.js'
 
 export interface CollectionDigest {

@@ -1,7 +1,7 @@
 import { positionFromString, positionToString, type EventLog, type Position } from '../src/eventlog/port.js'
 import type { ReadStore } from '../src/readstore/port.js'
 import { lagBehind, type Build } from '../src/readstore/names.js'
-import type { Projector } from './projector.js'
+import type { Projector } from '../src/readstore/projector.js'
 import { ProjectionRegistry, type RegistryEntry } from './registry.js'
 import type { Projections, ProjectionStatus, QuarantinedEvent } from '../src/readstore/projections.js'
 import { QUARANTINE, quarantinedEvents } from './quarantine.js'

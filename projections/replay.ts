@@ -3,7 +3,7 @@ import type { EventLog, Position } from '../src/eventlog/port.js'
 import type { ReadStore } from '../src/readstore/port.js'
 import { digestProjection, type ProjectionDigest } from './digest.js'
 import { ProjectionSet } from './projection-set.js'
-import type { Projector } from './projector.js'
+import type { Projector } from '../src/readstore/projector.js'
 import { ProjectionRegistry } from './registry.js'
 
 export interface ReplayOptions {

@@ -2,7 +2,7 @@ import type { EventLog, Position, RecordedEvent, Subscription, SubscriptionItem 
 import { comparePositions, positionToString } from '../src/eventlog/port.js'
 import { randomUuid } from '../src/kernel/ids.js'
 import { CheckpointConflict, type DocumentChange, type ReadStore, type StagingKey } from '../src/readstore/port.js'
-import type { Projector } from './projector.js'
+import type { Projector } from '../src/readstore/projector.js'
 import { checkpointName, physicalCollection, type Build } from '../src/readstore/names.js'
 import type { RunnerStatus } from '../src/readstore/projections.js'
 import { isTransientStoreError } from '../src/kernel/storage-errors.js'

@@ -1,6 +1,6 @@
 import type { JsonObject, RecordedEvent } from '../src/eventlog/port.js'
 import type { DocumentChange, ReadStore } from '../src/readstore/port.js'
-import type { DocumentRef, ProjectionView, Projector } from './projector.js'
+import type { DocumentRef, ProjectionView, Projector } from '../src/readstore/projector.js'
 import { DecodedEvents } from './decoded-events.js'
 import { deepFreeze } from '../src/kernel/deep-freeze.js'
 import { DocumentShelf } from './document-shelf.js'

@@ -1,7 +1,7 @@
 import type { EventLog } from '../src/eventlog/port.js'
 import type { ReadStore } from '../src/readstore/port.js'
 import { checkpointName, lagBehind } from '../src/readstore/names.js'
-import type { Projector } from './projector.js'
+import type { Projector } from '../src/readstore/projector.js'
 import type { ProjectionRegistry } from './registry.js'
 
 export interface StoredProjectionStatus {

@@ -1,17 +1,10 @@
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify'
-import type { EventLog } from './eventlog/port.js'
-import type { ReadStore } from './readstore/port.js'
-import type { Mailer } from './mail/mailer.js'
-import type { Channels } from './delivery/targets.js'
+import Fastify, { LogController, type FastifyInstance } from 'fastify'
+import type { AppDeps, RouteDeps } from './app-deps.js'
+export type { AppDeps, HttpRole } from './app-deps.js'
+import { auditedResources, MODULES } from './modules.js'
+import { registerEnvironmentScoped } from './http/environment-scope.js'
+import type { ModuleRoutes } from './http/feature-module.js'
 import { deliveryChannels } from './delivery/channels.js'
-import type { Projections } from './readstore/projections.js'
-import type { ReadModels } from './readstore/read-models.js'
-import { accountRoutes } from './accounts/routes.js'
-import { keyRoutes } from './accounts/key-routes.js'
-import { organizationRoutes } from './organizations/routes.js'
-import { memberRoutes } from './organizations/member-routes.js'
-import { inviteRoutes } from './invites/routes.js'
-import { activityLogRoutes } from './activity/routes.js'
 import { useAuth } from './auth/authenticate.js'
 import { KeyRateLimiter, useRateLimits, type RateWindow } from './auth/rate-limit.js'
 import { AUTH_FAILURE_LIMITS, throttleFailedAuthentication } from './auth/failed-auth.js'
@@ -29,58 +22,8 @@ import { useEmptyJsonBodies } from './http/drf.js'
 import { lastValues } from './http/query-string.js'
 import { recordRoutes } from './http/route-table.js'
 import { useCors } from './ingestion/cors.js'
-import { registerEnvironmentScoped } from './http/environment-scope.js'
-import { environmentRoutes } from './environments/routes.js'
-import { subscriptionRoutes } from './subscriptions/routes.js'
-import { flagRoutes } from './flags/routes.js'
-import { remoteConfigRoutes as flagRemoteConfigRoutes } from './flags/remote-config-routes.js'
-import { surveyRoutes } from './surveys/routes.js'
-import { publicSurveyRoutes } from './surveys/public-routes.js'
-import { remoteConfigRoutes } from './remote-config/routes.js'
-import { staticRoutes } from './static/routes.js'
-import { recordingRoutes } from './ingestion/recordings.js'
-import { collaboratorRoutes } from './dashboards/collaborator-routes.js'
-import { dashboardRoutes } from './dashboards/routes.js'
-import { sharedViewRoutes, sharingRoutes } from './dashboards/sharing-routes.js'
-import { ingestRoutes } from './ingestion/routes.js'
 import { TokenResolver } from './ingestion/environments.js'
-import { decideRoutes } from './decide/routes.js'
-import { localEvaluationRoutes } from './decide/local-evaluation.js'
-import { eventRoutes } from './events/event-routes.js'
-import { groupRoutes } from './groups/group-routes.js'
-import { personRoutes } from './persons/routes.js'
-import { sessionRoutes } from './sessions/session-routes.js'
-
-export type HttpRole = 'api' | 'ingest'
-
-export interface AppDeps {
-  readonly log: EventLog
-  readonly store: ReadStore
-  readonly models: ReadModels
-  readonly projections?: Projections
-  /** Which route groups to serve; `/_health` is always served. */
-  readonly roles: readonly HttpRole[]
-  /** A pino logger; none in tests. */
-  readonly logger?: FastifyBaseLogger
-  /** Requests allowed per personal API key; none (no limit) when not given. */
-  readonly rateLimits?: readonly RateWindow[]
-  /** Sends invitation e-mails; none when SMTP is not configured. */
-  readonly mailer?: Mailer
-  /** How subscription deliveries leave the process, and the base of their links; by default e-mail through `mailer`, public addresses only. */
-  readonly delivery?: { readonly channels: Channels; readonly publicUrl: string }
-  /** How long a client may take to send a whole request, headers and body. Default 30 s. */
-  readonly requestTimeoutMs?: number
-  /** How long a client may take to send the request line and headers. Default 10 s, or the request timeout if shorter. */
-  readonly headersTimeoutMs?: number
-  /** Connections kept open at most. Default MAX_CONNECTIONS. */
-  readonly maxConnections?: number
-  /** Connections one client address may hold open; 0 for no cap per address. Default CONNECTIONS_PER_ADDRESS. */
-  readonly connectionsPerAddress?: number
-  /** Failed authentications allowed per client address; none (no limit) when empty. Default AUTH_FAILURE_LIMITS. */
-  readonly authFailureLimits?: readonly RateWindow[]
-  /** Addresses of the proxies in front, whose `X-Forwarded-For` names the client, and which are not held to the cap per address. */
-  readonly trustedProxies?: readonly string[]
-}
+import { queriedInsightResults } from './insights/query/insight-results.js'
 
 /** Connections one process keeps open at most; more are refused until some close. */
 export const MAX_CONNECTIONS = 4096
@@ -129,30 +72,21 @@ export const buildApp = async (deps: AppDeps): Promise<FastifyInstance> => {
   if (deps.rateLimits && deps.rateLimits.length > 0) useRateLimits(app, new KeyRateLimiter(deps.rateLimits))
   await app.register(healthRoutes, { ...deps, faults })
   if (deps.projections) awaitCaughtUpForReads(app, deps.projections)
+  const delivery = deps.delivery ?? {
+    channels: deliveryChannels({ mailer: deps.mailer, allowPrivate: false, timeoutMs: 10_000, log: (fields, message) => app.log.warn(fields, message) }),
+    publicUrl: 'http://localhost:8000',
+  }
+  const routeDeps: RouteDeps = {
+    ...deps, tokens: new TokenResolver(deps), delivery, audited: auditedResources, insightResults: deps.insightResults ?? queriedInsightResults(deps.models),
+  }
+  const loaded: ModuleRoutes<RouteDeps>[] = await Promise.all(MODULES.map((module) => module.routes?.() ?? {}))
+  const routes = (role: keyof ModuleRoutes<RouteDeps>) => loaded.flatMap((group) => group[role] ?? [])
   if (deps.roles.includes('api')) {
-    await app.register(accountRoutes, deps)
-    for (const plugin of [keyRoutes, organizationRoutes, memberRoutes, inviteRoutes]) await app.register(plugin, deps)
-    await app.register(environmentRoutes, deps)
-    const scoped = [
-      dashboardRoutes, collaboratorRoutes, sharingRoutes, subscriptionRoutes, flagRoutes, flagRemoteConfigRoutes, surveyRoutes,
-      personRoutes, groupRoutes, eventRoutes, sessionRoutes, activityLogRoutes,
-    ]
-    const delivery = deps.delivery ?? {
-      channels: deliveryChannels({ mailer: deps.mailer, allowPrivate: false, timeoutMs: 10_000, log: (fields, message) => app.log.warn(fields, message) }),
-      publicUrl: 'http://localhost:8000',
-    }
-    for (const plugin of scoped) await registerEnvironmentScoped(app, plugin, { ...deps, delivery })
-    await app.register(sharedViewRoutes, deps)
-    await app.register(localEvaluationRoutes, deps)
+    for (const plugin of routes('api')) await app.register(plugin, routeDeps)
+    for (const plugin of routes('environment')) await registerEnvironmentScoped(app, plugin, routeDeps)
   }
   if (deps.roles.includes('ingest')) {
-    const tokens = new TokenResolver(deps)
-    await app.register(ingestRoutes, { ...deps, tokens })
-    await app.register(decideRoutes, { ...deps, tokens })
-    await app.register(remoteConfigRoutes, { ...deps, tokens })
-    await app.register(publicSurveyRoutes, { ...deps, tokens })
-    await app.register(recordingRoutes)
-    await app.register(staticRoutes)
+    for (const plugin of routes('ingest')) await app.register(plugin, routeDeps)
   }
   return app
 }

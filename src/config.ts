@@ -48,7 +48,8 @@ const Env = z.object({
   /**
    * For fault tests only: comma-separated places where the process kills itself between the two
    * steps of a command across streams (`tile-move:moved-out`, `flag-create:key-claimed`,
-   * `flag-update:key-claimed`, `environment-create:counted`).
+   * `flag-update:key-claimed`, `environment-create:counted`, `insight-dashboards:decided`,
+   * `dashboard-insights:decided`).
    */
   HEDGELOG_CRASH_POINTS: z.string().default(''),
   /** Failed authentications (unknown keys and tokens) per client address, e.g. `100/minute,1000/hour`, or `off`. */

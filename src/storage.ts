@@ -5,6 +5,8 @@ import type { EventLog } from './eventlog/port.js'
 import type { ReadStore } from './readstore/port.js'
 import { SqliteEventLog } from './eventlog/sqlite.js'
 import { SqliteReadStore } from './readstore/sqlite.js'
+import { ownFilesOf } from './readstore/sqlite-shards.js'
+import { allProjectors } from './modules.js'
 import { SqliteFile, type SqliteFileOptions } from './readstore/sqlite-file.js'
 import { isBrokenStoreError } from './kernel/storage-errors.js'
 
@@ -75,7 +77,7 @@ const openSqliteReadStore = (path: string, options: OpenStorageOptions): SqliteR
       return new SqliteFile(fileOptions)
     }
   }
-  return new SqliteReadStore({ ...storeOptions(path, options), openFile })
+  return new SqliteReadStore({ ...storeOptions(path, options), openFile, ownFiles: ownFilesOf(allProjectors) })
 }
 
 /** The event log the configuration names: EventStoreDB when its URL is set, else the SQLite file. */

@@ -2,7 +2,7 @@ import { Worker } from 'node:worker_threads'
 import type { Config } from '../../src/config.js'
 import { comparePositions, positionFromString, type Position } from '../../src/eventlog/port.js'
 import type { ProjectionHandle, Projections, ProjectionStatus, QuarantinedEvent } from '../../src/readstore/projections.js'
-import type { Projector } from '../projector.js'
+import type { Projector } from '../../src/readstore/projector.js'
 import { PositionWaiters } from '../waiters.js'
 import { Signal } from '../signal.js'
 import type { Call, FromThread, ThreadData, ToThread } from './messages.js'
@@ -23,13 +23,8 @@ const STATUS_WAIT_MS = 5
 const within = <T>(ms: number, work: Promise<T>): Promise<T | null> =>
   Promise.race([work.catch(() => null), new Promise<null>((resolve) => setTimeout(() => resolve(null), ms).unref())])
 
-/**
- * How much work each projector is, roughly, so threads get even shares: captured events dominate.
- * The figures are each one's time alone over the same captured events (persons 10.4 s, sessions
- * 7.7 s, events 6.0 s and groups 1.6 s for 300,000), so two threads take persons and groups, and
- * sessions and events.
- */
-const WEIGHT: Readonly<Record<string, number>> = { persons: 10, sessions: 8, events: 6, groups: 2 }
+/** A projector's share of the threads' work: its own figure, or a little for a management projector. */
+const weightOf = (projector: Projector): number => projector.threadWeight ?? 0.1
 
 /**
  * The young generation of a projection thread: three semi-spaces' worth, so each semi-space holds
@@ -42,11 +37,11 @@ const YOUNG_GENERATION_MB = 96
 /** Splits projectors into `count` groups of about equal weight, heaviest first. */
 const spread = (projectors: readonly Projector[], count: number): string[][] => {
   const groups = Array.from({ length: count }, () => ({ weight: 0, names: [] as string[] }))
-  const ordered = [...projectors].sort((a, b) => (WEIGHT[b.name] ?? 0.1) - (WEIGHT[a.name] ?? 0.1))
+  const ordered = [...projectors].sort((a, b) => weightOf(b) - weightOf(a))
   for (const projector of ordered) {
     const lightest = groups.reduce((a, b) => (b.weight < a.weight ? b : a))
     lightest.names.push(projector.name)
-    lightest.weight += WEIGHT[projector.name] ?? 0.1
+    lightest.weight += weightOf(projector)
   }
   return groups.filter((group) => group.names.length > 0).map((group) => group.names)
 }
@@ -58,8 +53,8 @@ const spread = (projectors: readonly Projector[], count: number): string[][] => 
  * captured-event projectors share the others by weight. With fewer, all share by weight.
  */
 export const shareOut = (projectors: readonly Projector[], count: number): string[][] => {
-  const captured = projectors.filter((projector) => WEIGHT[projector.name] !== undefined)
-  const management = projectors.filter((projector) => WEIGHT[projector.name] === undefined)
+  const captured = projectors.filter((projector) => projector.threadWeight !== undefined)
+  const management = projectors.filter((projector) => projector.threadWeight === undefined)
   if (count < 3 || captured.length === 0 || management.length === 0) return spread(projectors, count)
   return [...spread(captured, count - 1), management.map((projector) => projector.name)]
 }

@@ -1,3 +1,5 @@
+import { eventTypes } from '../kernel/event-types.js'
+
 /** Accounts: organizations, users, projects, environments (PostHog teams) and personal API keys. */
 export type OrganizationCreated = {
   type: 'OrganizationCreated'
@@ -93,3 +95,11 @@ export const projectStream = (id: number) => `project-${id}`
 export const environmentStream = (id: number) => `environment-${id}`
 export const apiKeyStream = (id: string) => `apikey-${id}`
 export const INSTALLATION_STREAM = 'installation'
+
+/** Every type of the accounts' streams: organizations, users, projects, environments, keys and the installation. */
+export const ACCOUNT_EVENT_TYPES = eventTypes<AccountEvent['type']>({
+  OrganizationCreated: true, OrganizationRenamed: true, OrganizationMemberLevelChanged: true, OrganizationMemberRemoved: true,
+  UserCreated: true, ProjectCreated: true, ProjectEnvironmentAdded: true,
+  EnvironmentCreated: true, EnvironmentUpdated: true, EnvironmentTokenReset: true, EnvironmentWebhookSecretIssued: true,
+  PersonalApiKeyCreated: true, PersonalApiKeyRevoked: true, InstallationInitialized: true,
+})

@@ -8,7 +8,8 @@ import { userDecider } from './deciders.js'
 import { userStream, type UserCreated } from './events.js'
 
 /** Claims an e-mail address for one user; the stream exists once per address, so two users never share one. */
-export type UserEmailClaimed = { type: 'UserEmailClaimed'; data: { email: string; userUuid: string; at: string } }
+export const USER_EMAIL_CLAIMED = 'UserEmailClaimed'
+export type UserEmailClaimed = { type: typeof USER_EMAIL_CLAIMED; data: { email: string; userUuid: string; at: string } }
 
 export const normalEmail = (email: string): string => email.trim().toLowerCase()
 
@@ -33,7 +34,7 @@ export const emailOwner = async (log: EventLog, email: string): Promise<string |
 const claimEmail = async (log: EventLog, email: string, userUuid: string, context: CommandContext): Promise<void> => {
   try {
     await log.append(emailStream(email), [{
-      id: newEventId(), type: 'UserEmailClaimed', data: { email: normalEmail(email), userUuid, at: context.now }, metadata: eventMetadata(context),
+      id: newEventId(), type: USER_EMAIL_CLAIMED, data: { email: normalEmail(email), userUuid, at: context.now }, metadata: eventMetadata(context),
     }], { expectedRevision: 'no_stream' })
   } catch (error) {
     if (!(error instanceof WrongExpectedVersion)) throw error

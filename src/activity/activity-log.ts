@@ -5,6 +5,7 @@ import { StreamNotFound } from '../eventlog/errors.js'
 import type { EventLog, JsonObject, RecordedEvent } from '../eventlog/port.js'
 import { basicUser } from '../accounts/users.js'
 import { canonicalJson } from '../kernel/canonical-json.js'
+import type { ActivitySource } from '../kernel/activity-source.js'
 import { pageOf, paginated, type Paginated } from '../http/pagination.js'
 import type { ReadModels } from '../readstore/read-models.js'
 
@@ -23,21 +24,10 @@ export interface ActivityEntry {
   activity: string
   scope: string
   item_id: string
-  detail: { id: string; name: string | null; changes: Change[]; merge: null; trigger: null; short_id: null; type: null }
+  detail: { id: string; name: string | null; changes: Change[]; merge: null; trigger: null; short_id: string | null; type: null }
   created_at: string
   is_system: boolean
   unread: boolean
-}
-
-export interface ActivitySource<State extends JsonObject | null, Event> {
-  readonly scope: string
-  readonly evolve: (state: State, event: Event) => State
-  readonly initialState: State
-  /** The verb PostHog's activity log uses for this event ('created', 'updated', 'deleted', …). */
-  readonly activityOf: (event: Event) => string
-  readonly nameOf: (state: State) => string | null
-  /** Fields that change on every event (timestamps) and say nothing to a reader. */
-  readonly ignoredFields: readonly string[]
 }
 
 const fieldChanges = (scope: string, before: JsonObject | null, after: JsonObject | null, ignored: readonly string[]): Change[] => {
@@ -69,6 +59,7 @@ export const activityEntries = <State extends JsonObject | null, Event>(
   source: ActivitySource<State, Event>, itemId: string, recorded: readonly RecordedEvent[],
 ): Array<Omit<ActivityEntry, 'user'> & { actor: string }> => {
   let state = source.initialState
+  const fieldsOf = (shown: State): JsonObject | null => (source.fieldsOf ? source.fieldsOf(shown) : shown)
   return byCommand(recorded).map((events) => {
     const before = state
     const verbs = events.map((event) => {
@@ -84,8 +75,8 @@ export const activityEntries = <State extends JsonObject | null, Event>(
       scope: source.scope,
       item_id: itemId,
       detail: {
-        id: itemId, name: source.nameOf(state), changes: fieldChanges(source.scope, before, state, source.ignoredFields),
-        merge: null, trigger: null, short_id: null, type: null,
+        id: itemId, name: source.nameOf(state), changes: fieldChanges(source.scope, fieldsOf(before), fieldsOf(state), source.ignoredFields),
+        merge: null, trigger: null, short_id: source.shortIdOf?.(state) ?? null, type: null,
       },
       created_at: apiTime(String(first.metadata?.['occurredAt'] ?? '')),
       is_system: false,

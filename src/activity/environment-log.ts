@@ -1,7 +1,7 @@
 import type { EventLog } from '../eventlog/port.js'
 import type { CollectionOf, ReadModelDocuments } from '../readstore/documents.js'
 import type { ReadModels } from '../readstore/read-models.js'
-import { AUDITED, type AuditedResource } from '../audit/resources.js'
+import type { AuditedResource } from '../readstore/audited-resource.js'
 import type { Environment } from '../readstore/environment.js'
 import { activityEntries, readWholeStream, type ActivityEntry } from './activity-log.js'
 
@@ -35,17 +35,20 @@ const matches = (filter: ActivityFilter, entry: LoggedEntry): boolean => {
 
 /**
  * Every management change of one environment, newest first: the environment's own stream and
- * the streams of its dashboards, subscriptions, flags and surveys, each read from the log. The read
- * models only say which aggregates the environment has.
+ * the streams of the resources it holds (dashboards, subscriptions, flags, surveys…), each read
+ * from the log. The read models only say which aggregates the environment has.
  */
 export const environmentActivityLog = async (
-  deps: { log: EventLog; models: ReadModels }, environment: Environment, filter: ActivityFilter,
+  deps: { log: EventLog; models: ReadModels; audited: readonly AuditedResource[] }, environment: Environment, filter: ActivityFilter,
 ): Promise<LoggedEntry[]> => {
   const wanted = (resource: AuditedResource) => !filter.scopes || filter.scopes.includes(resource.activity.scope)
   const entries: LoggedEntry[] = []
-  if (wanted(AUDITED.environment)) entries.push(...await entriesOf(deps.log, AUDITED.environment, environment.id))
-  for (const resource of [AUDITED.dashboard, AUDITED.subscription, AUDITED.flag, AUDITED.survey]) {
+  for (const resource of deps.audited) {
     if (!wanted(resource)) continue
+    if (resource.isEnvironment) {
+      entries.push(...await entriesOf(deps.log, resource, environment.id))
+      continue
+    }
     const ids = filter.itemId !== null ? [Number(filter.itemId)].filter(Number.isSafeInteger) : await idsOf(deps.models, resource.collection, environment.id)
     for (const id of ids) {
       if (filter.itemId !== null && (await deps.models.get(resource.collection, String(id)))?.['environment_id'] !== environment.id) continue

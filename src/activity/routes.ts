@@ -2,6 +2,7 @@ import type { FastifyPluginAsync } from 'fastify'
 import { z } from 'zod'
 import type { EventLog } from '../eventlog/port.js'
 import type { ReadModels } from '../readstore/read-models.js'
+import type { AuditedResource } from '../readstore/audited-resource.js'
 import { IsoTime } from '../http/as-of.js'
 import { environmentOf } from '../http/environment-scope.js'
 import { pageOf, paginated } from '../http/pagination.js'
@@ -12,6 +13,8 @@ import { environmentActivityLog, type ActivityFilter } from './environment-log.j
 export interface ActivityLogDeps {
   readonly log: EventLog
   readonly models: ReadModels
+  /** The resources whose changes the log shows. */
+  readonly audited: readonly AuditedResource[]
 }
 
 const Scope = z.string().min(1).max(100)

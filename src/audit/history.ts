@@ -3,9 +3,10 @@ import { positionToString, type EventLog, type JsonObject, type RecordedEvent } 
 import { capturedIn } from '../migration/export.js'
 import { EVENTS_CAPTURED } from '../ingestion/captured-event.js'
 import { IMPORT_COMMITTED } from '../ingestion/import-events.js'
-import { streamUntil } from './as-of.js'
+import { streamUntil } from '../eventlog/as-of.js'
 import { within, type Cutoff } from '../eventlog/cutoff.js'
-import { AUDITED, resourceOfStream, type AuditedResource } from './resources.js'
+import { auditedKind, resourceOfStream } from './resources.js'
+import type { AuditedResource } from '../readstore/audited-resource.js'
 import { CliRefused } from '../kernel/cli-refused.js'
 
 /** What `hedgelog audit` names: a resource, any stream, or a person by distinct id. */
@@ -16,19 +17,18 @@ export type AuditSubject =
 
 export class UnknownSubject extends CliRefused {}
 
-const KINDS = [...Object.keys(AUDITED), 'person']
-
 /** `dashboard 12`, `flag 7`, `person alice`, or a stream name such as `dashboard-12` or `user-3`. */
-export const auditSubject = (words: readonly string[]): AuditSubject => {
+export const auditSubject = (resources: readonly AuditedResource[], words: readonly string[]): AuditSubject => {
+  const kinds = [...resources.map((resource) => resource.kind), 'person']
   const [first, second, ...rest] = words
-  if (first === undefined || rest.length > 0) throw new UnknownSubject(`audit takes a stream name or one of ${KINDS.join(', ')} followed by an id`)
+  if (first === undefined || rest.length > 0) throw new UnknownSubject(`audit takes a stream name or one of ${kinds.join(', ')} followed by an id`)
   if (second === undefined) {
-    const owned = resourceOfStream(first)
+    const owned = resourceOfStream(resources, first)
     return owned ? { kind: 'resource', ...owned } : { kind: 'stream', stream: first }
   }
   if (first === 'person') return { kind: 'person', distinctId: second }
-  const resource = AUDITED[first as AuditedResource['kind']]
-  if (!resource) throw new UnknownSubject(`unknown kind ${JSON.stringify(first)}: one of ${KINDS.join(', ')}, or a stream name`)
+  const resource = auditedKind(resources, first)
+  if (!resource) throw new UnknownSubject(`unknown kind ${JSON.stringify(first)}: one of ${kinds.join(', ')}, or a stream name`)
   if (!/^\d+$/.test(second)) throw new UnknownSubject(`a ${first} id is a whole number, not ${JSON.stringify(second)}`)
   return { kind: 'resource', resource, id: Number(second) }
 }

@@ -1,14 +1,15 @@
 import type { EventLog, JsonObject } from '../eventlog/port.js'
 import type { Change } from '../activity/activity-log.js'
 import { readInstallation } from '../accounts/commands.js'
-import { stateAsOf } from '../audit/as-of.js'
+import { stateAsOf } from '../eventlog/as-of.js'
+import { auditedResources } from '../modules.js'
 import { parseCutoff, resolveCutoff, type Cutoff } from '../eventlog/cutoff.js'
 import { auditSubject, personHistory, streamHistory, UnknownSubject, type AuditSubject, type HistoryLine } from '../audit/history.js'
 import {
   distinctIdKey, distinctIdPageKey, personKey, type DistinctIdPage, type DistinctIdRecord, type PersonRecord,
 } from '../persons/records.js'
 import { physicalCollection } from '../readstore/names.js'
-import { PERSONS, PERSON_DISTINCT_IDS, PERSON_DISTINCT_ID_PAGES, persons } from '../../projections/persons.js'
+import { PERSONS, PERSON_DISTINCT_IDS, PERSON_DISTINCT_ID_PAGES, persons } from '../persons/projection.js'
 import { ProjectionRegistry } from '../../projections/registry.js'
 import { replay } from '../../projections/replay.js'
 import { scratchStore } from './rebuild.js'
@@ -97,7 +98,7 @@ const stateAt = async (log: EventLog, subject: AuditSubject, cutoff: Cutoff, env
  * resource as it stood then (a plain stream lists its events up to then).
  */
 export const audit = async (log: EventLog, args: AuditArgs): Promise<AuditOutput> => {
-  const subject = auditSubject(args.words)
+  const subject = auditSubject(auditedResources, args.words)
   const cutoff = cutoffOf(args.at)
   if (cutoff) {
     const state = await stateAt(log, subject, cutoff, args.environment, args.scratchRoot)

@@ -1,7 +1,7 @@
 import { positionToString } from '../eventlog/port.js'
 import type { EventLog } from '../eventlog/port.js'
 import type { ReadStore } from '../readstore/port.js'
-import { allProjectors } from '../../projections/index.js'
+import { allProjectors } from '../modules.js'
 import { checkpointName } from '../readstore/names.js'
 import { requestRebuild } from '../../projections/projection-set.js'
 import { quarantinedEvents } from '../../projections/quarantine.js'

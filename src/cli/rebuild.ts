@@ -6,9 +6,10 @@ import type { ReadStore } from '../readstore/port.js'
 import { SqliteReadStore } from '../readstore/sqlite.js'
 import { parseCutoff, resolveCutoff } from '../eventlog/cutoff.js'
 import { verifyProjections, type VerifyReport } from './verify-projections.js'
-import { allProjectors } from '../../projections/index.js'
+import { allProjectors } from '../modules.js'
+import { ownFilesOf } from '../readstore/sqlite-shards.js'
 import type { ProjectionDigest } from '../../projections/digest.js'
-import type { Projector } from '../../projections/projector.js'
+import type { Projector } from '../readstore/projector.js'
 import { digestAll, replay, ReplayStopped } from '../../projections/replay.js'
 import { progress, Stopped } from './progress.js'
 import { CliRefused } from '../kernel/cli-refused.js'
@@ -46,15 +47,16 @@ export const scratchStore = (root: string): { store: ReadStore; dispose: () => P
 /** A read store in `dir` for a rebuild to keep, refused when one is already there. */
 const keptStore = (dir: string): { store: ReadStore; dispose: (keep: boolean) => Promise<void> } => {
   const path = join(dir, 'readmodels.sqlite')
-  const existing = SqliteReadStore.paths(path).find((file) => existsSync(file))
+  const ownFiles = ownFilesOf(allProjectors)
+  const existing = SqliteReadStore.paths(path, ownFiles).find((file) => existsSync(file))
   if (existing !== undefined) throw new RebuildRefused(`${existing} already exists: --into needs a directory without read models`)
   mkdirSync(dir, { recursive: true })
-  const store = new SqliteReadStore({ path })
+  const store = new SqliteReadStore({ path, ownFiles })
   return {
     store,
     dispose: async (keep) => {
       await store.close()
-      if (!keep) for (const file of SqliteReadStore.paths(path)) for (const suffix of ['', '-wal', '-shm', '-journal']) rmSync(`${file}${suffix}`, { force: true })
+      if (!keep) for (const file of SqliteReadStore.paths(path, ownFiles)) for (const suffix of ['', '-wal', '-shm', '-journal']) rmSync(`${file}${suffix}`, { force: true })
     },
   }
 }

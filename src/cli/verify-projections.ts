@@ -2,7 +2,7 @@ import { comparePositions, positionToString, type EventLog, type JsonObject, typ
 import { canonicalJson } from '../kernel/canonical-json.js'
 import type { ReadStore } from '../readstore/port.js'
 import { checkpointName, physicalCollection, type Build } from '../readstore/names.js'
-import type { Projector } from '../../projections/projector.js'
+import type { Projector } from '../readstore/projector.js'
 import { ProjectionRegistry } from '../../projections/registry.js'
 import { Replay, type ReachOptions } from '../../projections/replay.js'
 import { BEFORE_START } from '../eventlog/cutoff.js'

@@ -1,4 +1,4 @@
-import type { ActivitySource } from '../activity/activity-log.js'
+import type { ActivitySource } from '../kernel/activity-source.js'
 import type { DashboardEvent } from './events.js'
 import { evolveDashboard, type Dashboard } from './state.js'
 
@@ -11,6 +11,8 @@ const ACTIVITY: Record<DashboardEvent['type'], string> = {
   DashboardTileUpdated: 'updated',
   DashboardTileMovedOut: 'updated',
   DashboardTileMovedIn: 'updated',
+  DashboardInsightTilePlaced: 'updated',
+  DashboardInsightTileRemoved: 'updated',
   DashboardCollaboratorAdded: 'collaborator added',
   DashboardCollaboratorRemoved: 'collaborator removed',
   DashboardSharingChanged: 'sharing changed',
@@ -24,5 +26,5 @@ export const dashboardActivity: ActivitySource<Dashboard | null, DashboardEvent>
     ? `sharing ${event.data.enabled ? 'enabled' : 'disabled'}`
     : ACTIVITY[event.type]),
   nameOf: (state) => state?.name ?? null,
-  ignoredFields: ['updated_at'],
+  ignoredFields: ['updated_at', 'deleted_insights'],
 }

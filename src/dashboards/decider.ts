@@ -1,4 +1,4 @@
-import { canonicalJson } from '../kernel/canonical-json.js'
+import { changedFields } from '../kernel/canonical-json.js'
 import { NotFound, PermissionDenied, ValidationFailed, assertNever } from '../kernel/errors.js'
 import type { Decider } from '../kernel/handle-command.js'
 import type { Collaborator, DashboardCreated, DashboardEvent, DashboardFields, Tile } from './events.js'
@@ -19,14 +19,28 @@ export interface CollaboratorTarget {
   readonly level: number
 }
 
+/**
+ * The insights a deletion with `delete_insights` deletes too (those living only on this
+ * dashboard, as the route found them), and the id that names this command on their streams.
+ */
+export interface InsightsWithDashboard {
+  readonly changeId: string
+  readonly deleting: readonly number[]
+}
+
 export type DashboardCommand =
   | { type: 'CreateDashboard'; data: DashboardCreated['data'] }
-  | { type: 'UpdateDashboard'; actor: Actor; changes: Partial<DashboardFields>; deleted: boolean | undefined; tiles: TileChange[]; at: string }
+  | {
+    type: 'UpdateDashboard'; actor: Actor; changes: Partial<DashboardFields>; deleted: boolean | undefined; tiles: TileChange[]; at: string
+    insights?: InsightsWithDashboard
+  }
   | { type: 'AddCollaborator'; actor: Actor; organizationId: string; target: CollaboratorTarget | null; level: number; collaboratorId: string; at: string }
   | { type: 'RemoveCollaborator'; actor: Actor; userUuid: string; at: string }
   | { type: 'SetSharing'; actor: Actor; enabled: boolean; at: string }
   | { type: 'MoveTileOut'; actor: Actor; tileId: number; toDashboard: number; moveId: string; at: string }
   | { type: 'CompleteTileMove'; tile: Tile; fromDashboard: number; moveId: string; at: string }
+  | { type: 'PlaceInsightTile'; insightId: number; tile: Tile; changeId: string; at: string }
+  | { type: 'RemoveInsightTile'; insightId: number; changeId: string; at: string }
 
 const NO_EDIT = "You don't have edit permissions for this dashboard."
 
@@ -41,16 +55,17 @@ const editable = (state: Dashboard | null, actor: Actor, message = NO_EDIT): Das
   return dashboard
 }
 
-const changedFields = (dashboard: Dashboard, changes: Partial<DashboardFields>): Partial<DashboardFields> =>
-  Object.fromEntries(Object.entries(changes).filter(([field, value]) => canonicalJson(dashboard[field]) !== canonicalJson(value)))
-
 const update = (state: Dashboard | null, command: Extract<DashboardCommand, { type: 'UpdateDashboard' }>): DashboardEvent[] => {
   const { actor, at } = command
   // A deleted dashboard is only reachable by a PATCH that restores it.
   if (state === null || (state.deleted && command.deleted !== false)) throw new NotFound()
   if (!canEdit(state, actor)) throw new PermissionDenied(NO_EDIT)
   const events: DashboardEvent[] = []
-  if (state.deleted) events.push({ type: 'DashboardRestored', data: { at } })
+  const { changeId, deleting } = command.insights ?? { changeId: null, deleting: [] }
+  if (state.deleted) {
+    const restoring = state.deleted_insights ?? []
+    events.push({ type: 'DashboardRestored', data: restoring.length > 0 && changeId !== null ? { at, insights: restoring, changeId } : { at } })
+  }
   const changes = changedFields(state, command.changes)
   if (changes.restriction_level !== undefined && !hasRestrictionRights(state, actor)) {
     throw new PermissionDenied("Only the dashboard owner and project admins have the restriction rights required to change the dashboard's restriction level.")
@@ -63,10 +78,12 @@ const update = (state: Dashboard | null, command: Extract<DashboardCommand, { ty
     }
     const tile = state.tiles.find((t) => t.id === change.tileId)
     if (!tile) throw new ValidationFailed(`Tile ${change.tileId} is not on this dashboard.`, 'tiles')
-    const tileChanges = Object.fromEntries(Object.entries(change.changes).filter(([field, value]) => canonicalJson(tile[field]) !== canonicalJson(value)))
+    const tileChanges = changedFields(tile, change.changes)
     if (Object.keys(tileChanges).length > 0) events.push({ type: 'DashboardTileUpdated', data: { tileId: tile.id, changes: tileChanges, at } })
   }
-  if (command.deleted === true && !state.deleted) events.push({ type: 'DashboardDeleted', data: { at } })
+  if (command.deleted === true && !state.deleted) {
+    events.push({ type: 'DashboardDeleted', data: deleting.length > 0 && changeId !== null ? { at, insights: [...deleting], changeId } : { at } })
+  }
   return events
 }
 
@@ -135,10 +152,25 @@ const decideCommand = (command: DashboardCommand, state: Dashboard | null): Dash
       const { tile, fromDashboard, moveId, at } = command
       return [{ type: 'DashboardTileMovedIn', data: { tile, fromDashboard, moveId, at } }]
     }
+    // An insight decided these; the dashboard records each once, whatever it holds now, so the
+    // insight's command is seen to be complete.
+    case 'PlaceInsightTile': {
+      if (state === null) return []
+      const { insightId, tile, changeId, at } = command
+      return [{ type: 'DashboardInsightTilePlaced', data: { insightId, tile, changeId, at } }]
+    }
+    case 'RemoveInsightTile': {
+      if (state === null) return []
+      const { insightId, changeId, at } = command
+      return [{ type: 'DashboardInsightTileRemoved', data: { insightId, changeId, at } }]
+    }
     default:
       return assertNever(command)
   }
 }
+
+/** Commands that complete what another stream decided; that stream held them to its own rules. */
+const COMPLETIONS: ReadonlySet<DashboardCommand['type']> = new Set(['CompleteTileMove', 'PlaceInsightTile', 'RemoveInsightTile'])
 
 /** Every dashboard command is held to the dashboard limits (`limits.ts`) on the state it would leave. */
 export const dashboardDecider: Decider<Dashboard | null, DashboardCommand, DashboardEvent> = {
@@ -146,8 +178,8 @@ export const dashboardDecider: Decider<Dashboard | null, DashboardCommand, Dashb
   evolve: evolveDashboard,
   decide: (command, state) => {
     const events = decideCommand(command, state)
-    // A move is held to the limits where it is decided (the route checks the destination's room).
-    if (command.type !== 'CompleteTileMove') checkDashboardLimits(state, events.reduce(evolveDashboard, state))
+    // A move or an insight's tile is held to the limits where it is decided (the route checks the room).
+    if (!COMPLETIONS.has(command.type)) checkDashboardLimits(state, events.reduce(evolveDashboard, state))
     return events
   },
 }

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify'
 import { activityPage } from '../activity/activity-log.js'
-import { stateAsOf } from '../audit/as-of.js'
+import { stateAsOf } from '../eventlog/as-of.js'
 import { AsOfQuery, DetailParams, cutoffAt } from '../http/as-of.js'
 import { z } from 'zod'
 import { queryOf, ScopedIdParams, ScopedParams, type ZodTypeProvider } from '../http/zod.js'
@@ -15,7 +15,11 @@ import { listDashboards } from './listing.js'
 import { dashboardStream } from './events.js'
 import { createDashboardBody, DashboardDetailResponse, DashboardListResponse, moveTileBody, updateDashboardBody } from './schemas.js'
 import { dashboardBasic, dashboardDetail, usersMentioned } from './serialize.js'
-import { createDashboard, findDashboard, liveDashboard, updateDashboard, type DashboardDeps } from './service.js'
+import { createDashboard, findDashboard, liveDashboard, updateDashboard, type DashboardRouteDeps } from './service.js'
+import { refreshMode, type RefreshMode } from '../insights/results.js'
+import { tileInsights } from '../insights/tile-insights.js'
+import type { Environment } from '../readstore/environment.js'
+import { createTemplateInsights } from './template-insights.js'
 import { moveTile } from './tile-moves.js'
 import { evolveDashboard, type Dashboard } from './state.js'
 
@@ -26,13 +30,18 @@ const DETAIL = { 200: DashboardDetailResponse }
 const IdParams = ScopedIdParams
 type IdParams = z.infer<typeof IdParams>
 
+const DetailQuery = AsOfQuery.extend({ refresh: z.string().optional() })
+
 /** Dashboards of one environment: list, create, get, PATCH (soft delete and restore), 405 on DELETE, move_tile, activity. */
-export const dashboardRoutes: FastifyPluginAsync<DashboardDeps> = async (app, deps) => {
+export const dashboardRoutes: FastifyPluginAsync<DashboardRouteDeps> = async (app, deps) => {
   useFormBodies(app)
   const { models } = deps
 
-  const detail = async (dashboard: Dashboard, actor: ReturnType<typeof actorOf>) =>
-    dashboardDetail(dashboard, actor, await basicUsers(models, usersMentioned(dashboard)))
+  /** The detail shape, insight tiles showing their insights with results under `refresh` (from the cache unless asked). */
+  const detail = async (environment: Environment, dashboard: Dashboard, actor: ReturnType<typeof actorOf>, refresh: RefreshMode = 'force_cache') => {
+    const [users, insights] = await Promise.all([basicUsers(models, usersMentioned(dashboard)), tileInsights(deps, environment, dashboard, refresh)])
+    return dashboardDetail(dashboard, actor, users, insights)
+  }
 
   app.withTypeProvider<ZodTypeProvider>().get('/dashboards/', {
     config: READ, schema: { params: ScopedParams, querystring: queryOf('tags', 'creation_mode'), response: { 200: DashboardListResponse } },
@@ -50,21 +59,25 @@ export const dashboardRoutes: FastifyPluginAsync<DashboardDeps> = async (app, de
   app.post('/dashboards/', { config: WRITE, schema: { params: ScopedParams, response: { 201: DashboardDetailResponse } } }, async (request, reply) => {
     const environment = await environmentOf(request, models)
     const body = parseBody(createDashboardBody, request.body)
-    const dashboard = await createDashboard(deps, environment, body, commandContext(request))
-    return reply.status(201).send(await detail(dashboard, actorOf(request)))
+    const context = commandContext(request)
+    const actor = actorOf(request)
+    const created = await createDashboard(deps, environment, body, context)
+    const dashboard = await createTemplateInsights(deps, environment, created, body.use_template, actor, context)
+    return reply.status(201).send(await detail(environment, dashboard, actor))
   })
 
   app.withTypeProvider<ZodTypeProvider>().get('/dashboards/:id/', {
-    config: READ, schema: { params: DetailParams, querystring: AsOfQuery, response: DETAIL },
+    config: READ, schema: { params: DetailParams, querystring: DetailQuery, response: DETAIL },
   }, async (request) => {
     const environment = await environmentOf(request, models)
     const { as_of: asOf } = request.query
-    if (asOf === undefined) return detail(await liveDashboard(models, environment, request.params.id), actorOf(request))
+    const refresh = refreshMode(request.query.refresh)
+    if (asOf === undefined) return detail(environment, await liveDashboard(models, environment, request.params.id), actorOf(request), refresh)
     // History answers for deleted dashboards too: the state then, `deleted` included.
     const current = await findDashboard(models, environment, request.params.id)
     const past = await stateAsOf(deps.log, dashboardStream(current.id), evolveDashboard, null, cutoffAt(asOf))
     if (!past) throw new NotFound()
-    return detail(past, actorOf(request))
+    return detail(environment, past, actorOf(request), refresh)
   })
 
   app.patch<{ Params: IdParams }>('/dashboards/:id/', { schema: { params: IdParams, response: DETAIL }, config: WRITE }, async (request) => {
@@ -72,7 +85,7 @@ export const dashboardRoutes: FastifyPluginAsync<DashboardDeps> = async (app, de
     const dashboard = await findDashboard(models, environment, request.params.id)
     const body = parseBody(updateDashboardBody, request.body)
     const actor = actorOf(request)
-    return detail(await updateDashboard(deps, dashboard, body, actor, commandContext(request)), actor)
+    return detail(environment, await updateDashboard(deps, dashboard, body, actor, commandContext(request)), actor)
   })
 
   // Hard deletion is refused with a bare 405; PATCH `deleted: true` soft-deletes.
@@ -86,7 +99,7 @@ export const dashboardRoutes: FastifyPluginAsync<DashboardDeps> = async (app, de
     const body = parseBody(moveTileBody, request.body)
     const destination = await liveDashboard(models, environment, body.toDashboard)
     const actor = actorOf(request)
-    return detail(await moveTile(deps, source, destination, body.tile.id, actor, commandContext(request)), actor)
+    return detail(environment, await moveTile(deps, source, destination, body.tile.id, actor, commandContext(request)), actor)
   })
 
   app.get<{ Params: IdParams }>('/dashboards/:id/activity/', { schema: { params: IdParams }, config: READ }, async (request) => {

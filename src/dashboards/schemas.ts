@@ -76,18 +76,18 @@ const TextCardResponse = z.object({
   team: z.number(),
 })
 
-/** A tile as PostHog answers it; a text card here, insight tiles keep their place with `insight: null`. */
+/** A tile as PostHog answers it: a text card, or an insight as the insights API shows it. */
 export const TileResponse = z.object({
   id: z.number(),
   dashboard_id: z.number(),
-  insight: z.null(),
+  insight: z.unknown(),
   text: TextCardResponse.nullable(),
   color: z.string().nullable(),
   layouts: z.unknown(),
   show_description: z.boolean().nullable(),
   transparent_background: z.boolean().nullable(),
   order: z.number(),
-  last_refresh: z.null(),
+  last_refresh: z.string().nullable(),
   is_cached: z.boolean(),
 }).meta({ kept: true })
 
@@ -120,20 +120,24 @@ export const DashboardDetailResponse = DashboardBasicResponse.extend({
   tiles: z.array(TileResponse),
 }).meta({ kept: true })
 
-/** What `/shared/{token}` shows: the dashboard's public fields. */
+/** A shared dashboard's public fields. */
 export const SharedDashboardResponse = z.object({
-  dashboard: z.object({
-    id: z.number(),
-    name: z.string().nullable(),
-    description: z.string(),
-    created_at: z.string(),
-    filters: z.unknown(),
-    variables: z.unknown(),
-    tags: z.array(z.string()),
-    tiles: z.array(TileResponse),
-    effective_restriction_level: z.number(),
-    effective_privilege_level: z.number(),
-  }),
+  id: z.number(),
+  name: z.string().nullable(),
+  description: z.string(),
+  created_at: z.string(),
+  filters: z.unknown(),
+  variables: z.unknown(),
+  tags: z.array(z.string()),
+  tiles: z.array(TileResponse),
+  effective_restriction_level: z.number(),
+  effective_privilege_level: z.number(),
+})
+
+/** What `/shared/{token}` shows: a shared dashboard, or a shared insight as the insights resource writes it. */
+export const SharedViewResponse = z.object({
+  dashboard: SharedDashboardResponse.optional(),
+  insight: z.unknown().optional(),
 })
 
 export const CollaboratorResponse = z.object({

@@ -2,7 +2,7 @@ import type { z } from 'zod'
 import { apiTime } from '../http/timestamps.js'
 import type { BasicUser } from '../accounts/users.js'
 import { KeptShapes } from '../kernel/kept-shapes.js'
-import type { Tile } from './events.js'
+import { tileInsight, type Tile } from './events.js'
 import { canEdit, effectivePrivilegeLevel, effectiveRestrictionLevel, type Actor } from './permissions.js'
 import type {
   CollaboratorResponse, DashboardBasicResponse, DashboardDetailResponse, SharedDashboardResponse, SharingResponse, TileResponse,
@@ -10,6 +10,18 @@ import type {
 import type { Dashboard } from './state.js'
 
 type Users = ReadonlyMap<string, BasicUser>
+
+/** What an insight tile shows: its insight as the insights API shows it, and the tile's refresh state. */
+export interface TileInsight {
+  readonly insight: object
+  readonly last_refresh: string | null
+  readonly is_cached: boolean
+}
+
+/** The insights of a dashboard's tiles, by tile id; a tile whose insight is deleted or missing has none, and is not shown. */
+export type TileInsights = ReadonlyMap<number, TileInsight>
+
+export const NO_TILE_INSIGHTS: TileInsights = new Map()
 
 /** Every user a dashboard's response mentions. */
 export const usersMentioned = (dashboard: Dashboard): string[] => {
@@ -29,10 +41,10 @@ type TileShape = z.input<typeof TileResponse>
 /** What a tile's shape shows besides the tile: its dashboard's id and environment, its place, and its card's users. */
 type TilePlace = [dashboardId: number, environmentId: number, order: number, createdBy: BasicUser | null, modifiedBy: BasicUser | null]
 
-const tileShape = (tile: Tile, [dashboardId, environmentId, order, createdBy, modifiedBy]: TilePlace): TileShape => ({
+const tileShape = (tile: Tile, [dashboardId, environmentId, order, createdBy, modifiedBy]: TilePlace, insight?: TileInsight): TileShape => ({
   id: tile.id,
   dashboard_id: dashboardId,
-  insight: null,
+  insight: insight?.insight ?? null,
   text: tile.text && {
     id: tile.text.id,
     body: tile.text.body,
@@ -46,23 +58,37 @@ const tileShape = (tile: Tile, [dashboardId, environmentId, order, createdBy, mo
   show_description: tile.show_description,
   transparent_background: tile.transparent_background,
   order,
-  last_refresh: null,
-  is_cached: false,
+  last_refresh: insight?.last_refresh ?? null,
+  is_cached: insight?.is_cached ?? false,
 })
 
 const tiles = new KeptShapes<Tile, TilePlace, TileShape>()
 
-/** A tile's shape, built once per kept tile while its place and its users stay the same. */
-const tileJson = (dashboard: Dashboard, tile: Tile, order: number, users: Users): TileShape => {
-  const createdBy = mentioned(users, tile.text?.created_by)
-  return tiles.shape(tile, [dashboard.id, dashboard.environment_id, order, createdBy, mentioned(users, tile.text?.last_modified_by)], tileShape)
+/**
+ * A tile's shape. A text card's is built once per kept tile while its place and its users stay
+ * the same; an insight tile's shows results read for this request, so it is built every time.
+ */
+const tileJson = (dashboard: Dashboard, tile: Tile, order: number, users: Users, insight: TileInsight | undefined): TileShape => {
+  const place: TilePlace = [dashboard.id, dashboard.environment_id, order, mentioned(users, tile.text?.created_by), mentioned(users, tile.text?.last_modified_by)]
+  return insight === undefined ? tiles.shape(tile, place, tileShape) : tileShape(tile, place, insight)
 }
 
-export const visibleTiles = (dashboard: Dashboard): Tile[] => {
+/** Live tiles: text cards, and insight tiles whose insight is live. */
+export const visibleTiles = (dashboard: Dashboard, insights: TileInsights = NO_TILE_INSIGHTS): Tile[] => {
   // A loop, not `filter`: kept documents are frozen, and filtering a frozen array takes a slow path.
   const visible: Tile[] = []
-  for (const tile of dashboard.tiles) if (!tile.deleted) visible.push(tile)
+  for (const tile of dashboard.tiles) if (!tile.deleted && (tileInsight(tile) === null || insights.has(tile.id))) visible.push(tile)
   return visible
+}
+
+/** The ids of the insights a dashboard's live tiles show. */
+export const tileInsightIds = (dashboard: Dashboard): number[] => {
+  const ids: number[] = []
+  for (const tile of dashboard.tiles) {
+    const insight = tileInsight(tile)
+    if (!tile.deleted && insight !== null) ids.push(insight)
+  }
+  return ids
 }
 
 /** What the list item shape reads of a dashboard (`listing.ts` loads just these fields). */
@@ -91,24 +117,32 @@ export const dashboardBasic = (dashboard: DashboardSummary, actor: Actor, users:
   team_id: dashboard.environment_id,
 })
 
-const details = new KeptShapes<Dashboard, unknown[], z.input<typeof DashboardDetailResponse>>()
+type DetailShape = z.input<typeof DashboardDetailResponse>
+
+const detailShape = (dashboard: Dashboard, actor: Actor, users: Users, insights: TileInsights): DetailShape => ({
+  ...dashboardBasic(dashboard, actor, users),
+  filters: dashboard.filters,
+  variables: dashboard.variables,
+  tiles: visibleTiles(dashboard, insights).map((tile, order) => tileJson(dashboard, tile, order, users, insights.get(tile.id))),
+})
+
+const details = new KeptShapes<Dashboard, unknown[], DetailShape>()
 
 /**
- * The detail shape, built once per kept dashboard for each caller's levels and the users it
- * mentions as they are now.
+ * The detail shape. Without insight tiles it is built once per kept dashboard for each caller's
+ * levels and the users it mentions as they are now; with them it shows results read for this
+ * request, and is built every time.
  */
-export const dashboardDetail = (dashboard: Dashboard, actor: Actor, users: Users): z.input<typeof DashboardDetailResponse> => {
+export const dashboardDetail = (dashboard: Dashboard, actor: Actor, users: Users, insights: TileInsights = NO_TILE_INSIGHTS): DetailShape => {
+  if (insights.size > 0) return detailShape(dashboard, actor, users, insights)
   const inputs = [effectivePrivilegeLevel(dashboard, actor), canEdit(dashboard, actor), ...usersMentioned(dashboard).map((uuid) => users.get(uuid))]
-  return details.shape(dashboard, inputs, () => ({
-    ...dashboardBasic(dashboard, actor, users),
-    filters: dashboard.filters,
-    variables: dashboard.variables,
-    tiles: visibleTiles(dashboard).map((tile, order) => tileJson(dashboard, tile, order, users)),
-  }))
+  return details.shape(dashboard, inputs, () => detailShape(dashboard, actor, users, NO_TILE_INSIGHTS))
 }
 
 /** What `/shared/{token}` shows: the dashboard's public fields, as PostHog's public view reports levels. */
-export const sharedDashboard = (dashboard: Dashboard, users: Users): z.input<typeof SharedDashboardResponse>['dashboard'] => ({
+export const sharedDashboard = (
+  dashboard: Dashboard, users: Users, insights: TileInsights = NO_TILE_INSIGHTS,
+): z.input<typeof SharedDashboardResponse> => ({
   id: dashboard.id,
   name: dashboard.name,
   description: dashboard.description,
@@ -116,7 +150,7 @@ export const sharedDashboard = (dashboard: Dashboard, users: Users): z.input<typ
   filters: dashboard.filters,
   variables: dashboard.variables,
   tags: dashboard.tags,
-  tiles: visibleTiles(dashboard).map((tile, order) => tileJson(dashboard, tile, order, users)),
+  tiles: visibleTiles(dashboard, insights).map((tile, order) => tileJson(dashboard, tile, order, users, insights.get(tile.id))),
   effective_restriction_level: 37,
   effective_privilege_level: 21,
 })

@@ -1,13 +1,15 @@
 import type { EventLog } from '../eventlog/port.js'
-import { NotFound, PermissionDenied, ValidationFailed } from '../kernel/errors.js'
+import { NotFound, ResultNotReadable, ValidationFailed } from '../kernel/errors.js'
 import { handleCommand, type CommandContext } from '../kernel/handle-command.js'
 import { randomToken } from '../kernel/ids.js'
 import { allocateId } from '../kernel/sequence.js'
 import { pickDefined } from '../kernel/pick-defined.js'
 import type { Environment } from '../readstore/environment.js'
 import type { ReadModels } from '../readstore/read-models.js'
+import type { InsightResults } from '../insights/results.js'
 import { dashboardDecider, type DashboardCommand, type TileChange } from './decider.js'
 import { dashboardStream, type DashboardFields, type Tile } from './events.js'
+import { completeInsightsWithDashboard, insightsWithDashboard, recordedWithInsights } from './insight-deletions.js'
 import { checkRoomForTiles } from './limits.js'
 import { canEdit, type Actor } from './permissions.js'
 import { normaliseTags, type TileInput } from './schemas.js'
@@ -17,6 +19,11 @@ import { TEMPLATES } from './templates.js'
 export interface DashboardDeps {
   readonly log: EventLog
   readonly models: ReadModels
+}
+
+/** What dashboard routes need besides: the results of the insights their tiles show. */
+export interface DashboardRouteDeps extends DashboardDeps {
+  readonly insightResults: InsightResults
 }
 
 /** A dashboard of this environment, deleted or not; anything else is 404. */
@@ -119,6 +126,7 @@ export const createDashboard = async (
 
 export interface UpdateDashboardInput extends Omit<CreateDashboardInput, 'use_template' | 'use_dashboard' | 'duplicate_tiles'> {
   tiles?: TileInput[] | undefined
+  delete_insights?: boolean | undefined
 }
 
 const tileChanges = async (log: EventLog, tiles: readonly TileInput[], context: CommandContext): Promise<TileChange[]> => {
@@ -141,7 +149,17 @@ export const updateDashboard = async (
   // The decider answers first for callers it refuses anyway (no edit rights, a deleted dashboard).
   if (canEdit(dashboard, actor) && !dashboard.deleted) checkRoomForTiles(dashboard, (input.tiles ?? []).filter((tile) => tile.id === undefined).length)
   const tiles = await tileChanges(deps.log, input.tiles ?? [], context)
-  return run(deps, dashboard.id, { type: 'UpdateDashboard', actor, changes, deleted: input.deleted, tiles, at: context.now }, context)
+  const insights = await insightsWithDashboard(deps.models, dashboard, input.deleted, input.delete_insights, context)
+  const result = await handleCommand(deps.log, dashboardDecider, dashboardStream(dashboard.id), {
+    type: 'UpdateDashboard', actor, changes, deleted: input.deleted, tiles, at: context.now, insights,
+  }, context)
+  // The insights it deleted or restored with it are read back too, as their tiles show them.
+  const decided = result.replayed ? await recordedWithInsights(deps.log, dashboard.id, insights.changeId) : result.events
+  const completed = await completeInsightsWithDashboard(deps, dashboard.id, decided, context)
+  if (completed && !(await deps.models.waitFor(completed, ['insights']))) throw new ResultNotReadable()
+  const updated = await deps.models.settled(result.position, 'dashboards', String(dashboard.id))
+  if (!updated) throw new NotFound()
+  return updated
 }
 
 export const dashboardCommand = (deps: DashboardDeps, dashboard: Dashboard, command: DashboardCommand, context: CommandContext): Promise<Dashboard> =>

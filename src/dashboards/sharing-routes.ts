@@ -5,9 +5,11 @@ import { actorOf, commandContext } from '../http/command-context.js'
 import { drfBoolean, parseBody } from '../http/drf.js'
 import { environmentOf } from '../http/environment-scope.js'
 import { NotFound } from '../kernel/errors.js'
-import { SharedDashboardResponse, SharingResponse } from './schemas.js'
+import { SharedViewResponse, SharingResponse } from './schemas.js'
 import { sharedDashboard, sharingJson, usersMentioned } from './serialize.js'
-import { dashboardCommand, liveDashboard, type DashboardDeps } from './service.js'
+import { dashboardCommand, liveDashboard, type DashboardDeps, type DashboardRouteDeps } from './service.js'
+import { tileInsights } from '../insights/tile-insights.js'
+import { sharedInsightView } from '../insights/sharing-routes.js'
 
 const sharingBody = z.object({ enabled: drfBoolean })
 
@@ -39,14 +41,26 @@ export const sharingRoutes: FastifyPluginAsync<DashboardDeps> = async (app, deps
   })
 }
 
-/** The public, read-only view of a shared dashboard; 404 when sharing is off, the token unknown or the dashboard deleted. */
-export const sharedViewRoutes: FastifyPluginAsync<DashboardDeps> = async (app, { models }) => {
+/**
+ * The public, read-only view of a shared dashboard, or of a shared insight (tokens of both are
+ * served at the same addresses); 404 when sharing is off, the token unknown or the resource deleted.
+ */
+export const sharedViewRoutes: FastifyPluginAsync<DashboardRouteDeps> = async (app, deps) => {
+  const { models } = deps
   const view = async (token: string) => {
     const [dashboard] = await models.find('dashboards', { where: { access_token: token }, limit: 1 })
-    if (!dashboard || !dashboard.sharing.enabled || dashboard.deleted) throw new NotFound()
-    return { dashboard: sharedDashboard(dashboard, await basicUsers(models, usersMentioned(dashboard))) }
+    if (!dashboard) {
+      const insight = await sharedInsightView(deps, token)
+      if (!insight) throw new NotFound()
+      return insight
+    }
+    if (!dashboard.sharing.enabled || dashboard.deleted) throw new NotFound()
+    const environment = await models.get('environments', String(dashboard.environment_id))
+    if (!environment) throw new NotFound()
+    const insights = await tileInsights(deps, environment, dashboard, 'lazy_async', 'shared')
+    return { dashboard: sharedDashboard(dashboard, await basicUsers(models, usersMentioned(dashboard)), insights) }
   }
   for (const path of ['/shared/:token', '/shared_dashboard/:token', '/embedded/:token']) {
-    app.get<{ Params: { token: string } }>(path, { schema: { params: TokenParams, response: { 200: SharedDashboardResponse } } }, async (request) => view(request.params.token))
+    app.get<{ Params: { token: string } }>(path, { schema: { params: TokenParams, response: { 200: SharedViewResponse } } }, async (request) => view(request.params.token))
   }
 }

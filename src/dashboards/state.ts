@@ -24,10 +24,30 @@ export interface Dashboard extends DashboardFields {
   updated_at: string
   /** Ids of the moves that brought a tile here, so a move is completed at most once. */
   arrivals?: string[]
+  /** The insights its deletion deleted with it (`delete_insights`), which its restoring restores. */
+  deleted_insights?: number[]
 }
 
 const mapTile = (tiles: Tile[], id: number, change: (tile: Tile) => Tile): Tile[] =>
   tiles.map((tile) => (tile.id === id ? change(tile) : tile))
+
+/** The insight's tile comes on: the tile itself when it is here (deleted), nothing when another of its tiles is live, else the tile is added. */
+const placeInsightTile = (tiles: Tile[], insightId: number, tile: Tile): Tile[] => {
+  if (tiles.some((t) => t.id === tile.id)) return mapTile(tiles, tile.id, (t) => ({ ...t, deleted: false }))
+  if (tiles.some((t) => t.insight === insightId && !t.deleted)) return tiles
+  return [...tiles, tile]
+}
+
+const removeInsightTiles = (tiles: Tile[], insightId: number): Tile[] =>
+  tiles.map((tile) => (tile.insight === insightId && !tile.deleted ? { ...tile, deleted: true } : tile))
+
+const deletion = (state: Dashboard, insights: number[] | undefined, at: string): Dashboard =>
+  ({ ...state, deleted: true, ...(insights && insights.length > 0 ? { deleted_insights: insights } : {}), updated_at: at })
+
+const restoring = (state: Dashboard, at: string): Dashboard => {
+  const { deleted_insights: _restored, ...rest } = state
+  return { ...rest, deleted: false, updated_at: at }
+}
 
 export const evolveDashboard = (state: Dashboard | null, event: DashboardEvent): Dashboard | null => {
   if (event.type === 'DashboardCreated') {
@@ -44,8 +64,8 @@ export const evolveDashboard = (state: Dashboard | null, event: DashboardEvent):
   const at = event.data.at
   switch (event.type) {
     case 'DashboardUpdated': return { ...state, ...event.data.changes, updated_at: at }
-    case 'DashboardDeleted': return { ...state, deleted: true, updated_at: at }
-    case 'DashboardRestored': return { ...state, deleted: false, updated_at: at }
+    case 'DashboardDeleted': return deletion(state, event.data.insights, at)
+    case 'DashboardRestored': return restoring(state, at)
     case 'DashboardTileAdded': return { ...state, tiles: [...state.tiles, event.data.tile], updated_at: at }
     case 'DashboardTileUpdated':
       return { ...state, tiles: mapTile(state.tiles, event.data.tileId, (tile) => ({ ...tile, ...event.data.changes })), updated_at: at }
@@ -57,6 +77,10 @@ export const evolveDashboard = (state: Dashboard | null, event: DashboardEvent):
       if (state.arrivals?.includes(moveId)) return state
       return { ...state, tiles: [...state.tiles, tile], arrivals: [...(state.arrivals ?? []), moveId], updated_at: at }
     }
+    case 'DashboardInsightTilePlaced':
+      return { ...state, tiles: placeInsightTile(state.tiles, event.data.insightId, event.data.tile), updated_at: at }
+    case 'DashboardInsightTileRemoved':
+      return { ...state, tiles: removeInsightTiles(state.tiles, event.data.insightId), updated_at: at }
     case 'DashboardCollaboratorAdded':
       return { ...state, collaborators: [...state.collaborators, event.data.collaborator] }
     case 'DashboardCollaboratorRemoved':

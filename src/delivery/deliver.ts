@@ -7,6 +7,9 @@ import { subscriptionDecider, type SubscriptionCommand } from '../subscriptions/
 import { subscriptionStream, type DeliveryTarget, type SubscriptionEvent } from '../subscriptions/events.js'
 import type { Subscription } from '../subscriptions/state.js'
 import { buildReport, type Report } from './report.js'
+import { insightReport, MAX_DELIVERED_INSIGHTS } from './insight-reports.js'
+import { queriedInsightResults } from '../insights/query/insight-results.js'
+import type { InsightResults } from '../insights/results.js'
 import { deliveryTarget, sendReport, type Channels } from './targets.js'
 import { webhookSecretOf } from './webhook-secret.js'
 
@@ -17,6 +20,8 @@ export interface DeliveryDeps {
   /** Where users open Hedgelog's pages; links in deliveries start with it. */
   readonly publicUrl: string
   readonly clock: () => Date
+  /** Runs the delivered insights' queries; by default the query service over the read models. */
+  readonly insightResults?: InsightResults
 }
 
 export const schedulerContext = (now: Date): CommandContext => ({ actor: 'scheduler', now: now.toISOString(), correlationId: newEventId() })
@@ -26,16 +31,34 @@ export const runSubscriptionCommand = (
 ): Promise<CommandResult<Subscription | null, SubscriptionEvent>> =>
   handleCommand(log, subscriptionDecider, subscriptionStream(subscriptionId), command, context)
 
-/** The report of a subscription's dashboard, or why there is none to send. */
+/** The report of a subscription's dashboard or insight, or why there is none to send. */
 export const reportFor = async (
   deps: DeliveryDeps, subscription: Subscription, occurrence: string | null, sentAt: Date,
 ): Promise<Report | { refused: string }> => {
-  if (subscription.dashboard === null) return { refused: 'the subscription names no dashboard' }
+  const environment = await deps.models.get('environments', String(subscription.environment_id))
+  if (!environment) return { refused: `environment ${subscription.environment_id} no longer exists` }
+  const results = deps.insightResults ?? queriedInsightResults(deps.models)
+  const base = deps.publicUrl.replace(/\/+$/, '')
+  if (subscription.insight !== null) {
+    const insight = await deps.models.get('insights', String(subscription.insight))
+    if (!insight || insight.deleted || insight.environment_id !== subscription.environment_id) {
+      return { refused: `insight ${subscription.insight} no longer exists` }
+    }
+    return buildReport(subscription, { insight: await insightReport(insight, environment, results, base) }, deps.publicUrl, occurrence, sentAt.toISOString())
+  }
+  if (subscription.dashboard === null) return { refused: 'the subscription names no dashboard or insight' }
   const dashboard = await deps.models.get('dashboards', String(subscription.dashboard))
   if (!dashboard || dashboard.deleted || dashboard.environment_id !== subscription.environment_id) {
     return { refused: `dashboard ${subscription.dashboard} no longer exists` }
   }
-  return buildReport(subscription, dashboard, deps.publicUrl, occurrence, sentAt.toISOString())
+  const insights = []
+  for (const tile of dashboard.tiles) {
+    if (insights.length >= MAX_DELIVERED_INSIGHTS) break
+    if (tile.deleted || typeof tile.insight !== 'number') continue
+    const insight = await deps.models.get('insights', String(tile.insight))
+    if (insight && !insight.deleted) insights.push(await insightReport(insight, environment, results, base))
+  }
+  return buildReport(subscription, { dashboard, insights }, deps.publicUrl, occurrence, sentAt.toISOString())
 }
 
 /** Builds and sends one delivery of `subscription`; never throws for what the target does. */

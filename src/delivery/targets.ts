@@ -3,7 +3,7 @@ import type { DeliveryTarget } from '../subscriptions/events.js'
 import type { AttemptOutcome } from '../subscriptions/delivery-decider.js'
 import type { Subscription } from '../subscriptions/state.js'
 import { OutboundRefused } from './outbound.js'
-import { reportSubject, reportText, type Report } from './report.js'
+import { reportSubject, reportTarget, reportText, type Report } from './report.js'
 import { signatureHeader } from './signature.js'
 
 /** How a delivery leaves the process: a JSON POST (refusing addresses not allowed) and, when configured, SMTP. */
@@ -81,7 +81,7 @@ export const sendReport = async (
       if (!environment.slackWebhook) {
         return { outcome: { status: 'refused', reason: 'the environment has no Slack incoming webhook (slack_incoming_webhook)' }, target }
       }
-      const body = JSON.stringify({ channel: subscription.target_value, text: reportText(report), unfurl_links: false })
+      const body = JSON.stringify({ channel: subscription.target_value, text: reportText(report, 'slack'), unfurl_links: false })
       return { outcome: await postOutcome(() => channels.post(environment.slackWebhook!, body, {})), target }
     }
     case 'email': {
@@ -100,10 +100,10 @@ export const subscribedMail = (to: string, report: Report, inviteMessage: string
   to,
   subject: `You've been subscribed to ${reportSubject(report)}`,
   text: [
-    `You have been subscribed to the dashboard "${report.dashboard.name}", ${report.subscription.summary}.`,
+    `You have been subscribed to the ${reportTarget(report).kind} "${reportTarget(report).name}", ${report.subscription.summary}.`,
     ...(inviteMessage ? ['', inviteMessage] : []),
     '',
-    `Open it: ${report.dashboard.url}`,
-    ...(report.dashboard.shared_url ? [`Shared view: ${report.dashboard.shared_url}`] : []),
+    `Open it: ${reportTarget(report).url}`,
+    ...(reportTarget(report).shared_url ? [`Shared view: ${reportTarget(report).shared_url}`] : []),
   ].join('\n'),
 })

@@ -1,4 +1,4 @@
-import type { ActivitySource } from '../activity/activity-log.js'
+import type { ActivitySource } from '../kernel/activity-source.js'
 import type { JsonObject } from '../eventlog/port.js'
 import type { EnvironmentEvent } from './decider.js'
 import { evolveEnvironmentDocument } from './document.js'

@@ -11,7 +11,7 @@ import { NotFound, PermissionDenied, ValidationFailed } from '../kernel/errors.j
 import { ADMIN } from '../dashboards/permissions.js'
 import { environmentBasic, environmentDetail } from './serialize.js'
 import { environmentStream } from '../accounts/events.js'
-import { stateAsOf } from '../audit/as-of.js'
+import { stateAsOf } from '../eventlog/as-of.js'
 import { AsOfQuery, cutoffAt } from '../http/as-of.js'
 import { z } from 'zod'
 import type { ZodTypeProvider } from '../http/zod.js'

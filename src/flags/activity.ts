@@ -1,4 +1,4 @@
-import type { ActivitySource } from '../activity/activity-log.js'
+import type { ActivitySource } from '../kernel/activity-source.js'
 import type { FeatureFlagEvent } from './events.js'
 import { evolveFlag, type FeatureFlag } from './state.js'
 

@@ -1,4 +1,4 @@
-import { canonicalJson } from '../kernel/canonical-json.js'
+import { changedFields } from '../kernel/canonical-json.js'
 import { NotFound, ValidationFailed, assertNever } from '../kernel/errors.js'
 import type { Decider } from '../kernel/handle-command.js'
 import type { FeatureFlagCreated, FeatureFlagEvent, FlagFields, FlagKeyEvent } from './events.js'
@@ -21,8 +21,7 @@ export const flagDecider: Decider<FeatureFlag | null, FlagCommand, FeatureFlagEv
         const { actor: modifiedBy, at } = command
         const events: FeatureFlagEvent[] = []
         if (state.deleted) events.push({ type: 'FeatureFlagRestored', data: { modifiedBy, at } })
-        const changes = Object.fromEntries(Object.entries(command.changes)
-          .filter(([field, value]) => canonicalJson(state[field]) !== canonicalJson(value))) as Partial<FlagFields>
+        const changes = changedFields(state, command.changes)
         if (Object.keys(changes).length > 0) events.push({ type: 'FeatureFlagUpdated', data: { changes, modifiedBy, at } })
         if (command.deleted === true && !state.deleted) events.push({ type: 'FeatureFlagDeleted', data: { modifiedBy, at } })
         return events

@@ -1,3 +1,4 @@
+import { eventTypes } from '../kernel/event-types.js'
 import type { JsonObject } from '../eventlog/port.js'
 
 export interface FlagFields extends JsonObject {
@@ -41,3 +42,5 @@ export type FlagKeyClaimed = {
 }
 export type FlagKeyReleased = { type: 'FlagKeyReleased'; data: { flagId: number; at: string } }
 export type FlagKeyEvent = FlagKeyClaimed | FlagKeyReleased
+
+export const FLAG_KEY_EVENT_TYPES = eventTypes<FlagKeyEvent['type']>({ FlagKeyClaimed: true, FlagKeyReleased: true })

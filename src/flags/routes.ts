@@ -1,7 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify'
 import type { JsonObject } from '../eventlog/port.js'
 import { activityPage } from '../activity/activity-log.js'
-import { stateAsOf } from '../audit/as-of.js'
+import { stateAsOf } from '../eventlog/as-of.js'
 import { AsOfQuery, DetailParams, cutoffAt } from '../http/as-of.js'
 import { queryOf, ScopedIdParams, ScopedParams, type ZodTypeProvider } from '../http/zod.js'
 import { basicUsers } from '../accounts/user-lookup.js'

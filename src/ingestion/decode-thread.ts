@@ -1,17 +1,40 @@
-import { parentPort } from 'node:worker_threads'
+import { once } from 'node:events'
+import { receiveMessageOnPort, type MessagePort } from 'node:worker_threads'
+import { move, transferableSymbol, valueSymbol } from 'piscina'
 import { lowerThreadPriority } from '../kernel/thread-priority.js'
 import { runDecodeJob, type DecodeJob } from './decode-job.js'
 import { CaptureError } from '../http/capture-error.js'
-import { prepareCapture, refusalOf } from './prepare.js'
-import type { DecodedOnThread, SendHeld, ToDecodeThread } from './decode-pool.js'
+import type { CaptureRequest } from './payload.js'
+import { prepareCapture, refusalOf, type PrepareContext, type PreparedCapture, type Refusal } from './prepare.js'
 
 /**
  * A heavy request is decoded at a lower priority than the main thread's work, so that on a busy
- * CPU the light requests (health, decide, single events) are answered first. Not being allowed
- * to lower it changes nothing else.
+ * CPU the light requests (health, decide, single events) are answered first. piscina loads this
+ * module as a thread starts, before its first task. Not being allowed to lower it changes nothing
+ * else.
  */
 const DECODE_NICE = 10
 lowerThreadPriority(DECODE_NICE)
+
+/** One heavy request for a decoding thread (piscina's task). */
+export interface DecodeTask {
+  readonly job: DecodeJob
+  /** A realtime request is also normalised and packed on the thread with it. */
+  readonly prepare: PrepareContext
+  /**
+   * The thread says here when it starts the request, and is told when the request's turn on the
+   * event loop comes (see `DecodePool.inTurn`), or that it was abandoned before it started.
+   */
+  readonly turn: MessagePort
+}
+
+/** What the event loop tells the thread of a request. */
+export type ToThread = 'send' | 'abandon'
+
+export type DecodedOnThread =
+  | ({ readonly ok: true; readonly textBytes: number; readonly digest: string | null; readonly chunks: string[] } & Omit<CaptureRequest, 'events'>)
+  | { readonly ok: true; readonly prepared: PreparedCapture }
+  | ({ readonly ok: false } & Refusal)
 
 /** Largest JSON text of one chunk of events sent back: small enough to parse in a moment. */
 const CHUNK_CHARS = 64 * 1024
@@ -39,7 +62,7 @@ const chunksOf = (events: readonly unknown[]): string[] => {
 }
 
 /** A realtime request comes back normalised and packed; a historical one as its events. */
-const answer = async ({ job, prepare }: ToDecodeThread): Promise<DecodedOnThread> => {
+const answer = async (job: DecodeJob, prepare: PrepareContext): Promise<DecodedOnThread> => {
   try {
     const decoded = await runDecodeJob(job)
     const { request, textBytes, digest } = decoded
@@ -52,25 +75,25 @@ const answer = async ({ job, prepare }: ToDecodeThread): Promise<DecodedOnThread
   }
 }
 
-/** Results kept until the pool asks for them, in the request's turn (see `DecodePool.inTurn`). */
-const held = new Map<number, Promise<DecodedOnThread>>()
-
-const send = (id: number, result: Promise<DecodedOnThread>): void => {
-  void result.then(
-    (answer) => parentPort!.postMessage({ id, result: answer }, 'prepared' in answer ? answer.prepared.packs.map((pack) => pack.buffer as ArrayBuffer) : []),
-    (error: unknown) => parentPort!.postMessage({ id, failure: error instanceof Error ? error.message : String(error) }),
-  )
-}
-
-parentPort!.on('message', (message: ToDecodeThread | SendHeld) => {
-  if ('send' in message) {
-    const result = held.get(message.send)
-    held.delete(message.send)
-    if (result) send(message.send, result)
-  } else {
-    const result = answer(message)
-    // A failure is reported when the result is asked for, not as an unhandled rejection.
-    result.catch(() => undefined)
-    held.set(message.id, result)
+/**
+ * Decodes a heavy request at once, then keeps what it decoded on this thread until the request's
+ * turn comes, so the event loop holds no more decoded requests than it writes at a time. A
+ * refusal is small and goes back at once, which frees the thread for the next request. The packed
+ * events move to the event loop without being copied.
+ */
+export default async function decodeInTurn({ job, prepare, turn }: DecodeTask) {
+  try {
+    turn.postMessage('started')
+    // The request's turn may have come before a thread was free; or it was abandoned meanwhile.
+    const early = receiveMessageOnPort(turn)?.message as ToThread | undefined
+    if (early === 'abandon') return null
+    const result = await answer(job, prepare)
+    if (!result.ok) return result
+    const [told] = early === undefined ? await once(turn, 'message') as [ToThread] : [early]
+    if (told === 'abandon') return null
+    const packs = 'prepared' in result ? result.prepared.packs.map((pack) => pack.buffer as ArrayBuffer) : []
+    return move({ [transferableSymbol]: packs, [valueSymbol]: result })
+  } finally {
+    turn.close()
   }
-})
+}

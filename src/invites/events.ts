@@ -1,3 +1,5 @@
+import { eventTypes } from '../kernel/event-types.js'
+
 /** Invitations to join an organization; each lives on its own stream. */
 export type InviteCreated = {
   type: 'InviteCreated'
@@ -18,3 +20,5 @@ export const inviteStream = (id: string) => `invite-${id}`
 
 /** PostHog's invites are good for three days. */
 export const INVITE_DAYS_VALIDITY = 3
+
+export const INVITE_EVENT_TYPES = eventTypes<InviteEvent['type']>({ InviteCreated: true, InviteDeleted: true, InviteAccepted: true })

@@ -17,4 +17,9 @@ export const canonicalJson = (value: unknown): string => {
   return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`
 }
 
+/** The entries of `changes` whose value differs from `current`'s, compared as canonical JSON: what a partial update really changes. */
+export const changedFields = <T extends object>(current: object, changes: T): Partial<T> =>
+  Object.fromEntries(Object.entries(changes)
+    .filter(([field, value]) => canonicalJson((current as Record<string, unknown>)[field]) !== canonicalJson(value))) as Partial<T>
+
 export const sha256 = (text: string): string => createHash('sha256').update(text, 'utf8').digest('hex')

@@ -13,7 +13,8 @@ export const isAnonymousId = (id: string): boolean => ANONYMOUS_ID.test(id)
 export const listedDistinctIds = (ids: readonly string[]): string[] =>
   [...ids.filter((id) => !isAnonymousId(id)), ...ids.filter(isAnonymousId)]
 
-const NAME_PROPERTIES = ['email', 'Email', '$email', 'name', 'Name', 'username', 'Username', 'UserName']
+/** The person properties PostHog names a person by, in order (`PERSON_DEFAULT_DISPLAY_NAME_PROPERTIES`). */
+export const NAME_PROPERTIES = ['email', 'Email', '$email', 'name', 'Name', 'username', 'Username', 'UserName']
 
 /** Python truthiness, which decides whether a property can name the person. */
 const truthy = (value: unknown): boolean =>

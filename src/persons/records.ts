@@ -39,6 +39,25 @@ export interface DistinctIdPage extends JsonObject {
   ids: string[]
 }
 
+/** `person_versions` document `<environmentId>:<uuid>:<version>`: a person's properties at one version. */
+export interface PersonVersion extends JsonObject {
+  environment_id: number
+  person_id: string
+  version: number
+  properties: JsonObject
+}
+
+/**
+ * `event_persons` document `<environmentId>:<event uuid>`: the person an analytics event belonged
+ * to once person processing had handled it, and that person's version then. Absent for an event
+ * whose distinct id had no person (personless events).
+ */
+export interface EventPerson extends JsonObject {
+  environment_id: number
+  person_id: string
+  version: number
+}
+
 /** One environment's persons as person processing reads and writes them, synchronously. */
 export interface PersonTables {
   readonly environmentId: number
@@ -56,6 +75,7 @@ export interface PersonTables {
 }
 
 export const personKey = (environmentId: number, uuid: string): string => `${environmentId}:${uuid}`
+export const personVersionKey = (environmentId: number, uuid: string, version: number): string => `${environmentId}:${uuid}:${version}`
 export const distinctIdKey = (environmentId: number, distinctId: string): string => `${environmentId}:${distinctId}`
 export const distinctIdPageKey = (environmentId: number, uuid: string, page: number): string => `${environmentId}:${uuid}:${page}`
 
@@ -65,5 +85,9 @@ declare module '../readstore/documents.js' {
     persons: PersonRecord
     person_distinct_ids: DistinctIdRecord
     person_distinct_id_pages: DistinctIdPage
+    /** `<environmentId>` → the environment's last integer person id. */
+    person_counters: JsonObject
+    person_versions: PersonVersion
+    event_persons: EventPerson
   }
 }

@@ -8,16 +8,8 @@ import type { Environment } from './environment.js'
  * this layer names no type of a layer above it.
  */
 export interface ReadModelDocuments {
-  organizations: JsonObject
-  users: JsonObject
-  projects: JsonObject
+  /** Environments are read by the edge layer (every environment-scoped route), so their type is here. */
   environments: Environment
-  personal_api_keys: JsonObject
-  invites: JsonObject
-  /** `<environmentId>` → the environment's last integer person id. */
-  person_counters: JsonObject
-  /** Commands across two streams whose second step is not written yet, by `<kind>-<id>`. */
-  unfinished_commands: JsonObject
 }
 
 /** A map from collection name to document type, as `ReadModels` reads one. */

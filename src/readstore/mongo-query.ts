@@ -7,8 +7,38 @@ import { storedPath, type StoredDocument } from './mongo-keys.js'
  * does in the SQLite store. Equality on an array field matches any element (Mongo's rule), which
  * is also what `contains` asks for.
  */
-export const filterOf = (where: FindQuery['where'], contains?: FindQuery['contains']): Filter<StoredDocument> =>
-  Object.fromEntries([...Object.entries(where ?? {}), ...Object.entries(contains ?? {})].map(([field, value]) => [storedPath(field), value]))
+export const filterOf = (query: Pick<FindQuery, 'where' | 'contains' | 'range' | 'oneOf' | 'after' | 'orderBy'>): Filter<StoredDocument> => {
+  const clauses: Filter<StoredDocument>[] = []
+  for (const [field, value] of [...Object.entries(query.where ?? {}), ...Object.entries(query.contains ?? {})]) clauses.push({ [storedPath(field)]: value })
+  // Mongo compares a bound only with values of its own type, as the SQLite store's type checks do.
+  for (const [field, bounds] of Object.entries(query.range ?? {})) {
+    const condition = Object.fromEntries(Object.entries(bounds).filter(([, bound]) => bound !== undefined).map(([name, bound]) => [`$${name}`, bound]))
+    if (Object.keys(condition).length > 0) clauses.push({ [storedPath(field)]: condition })
+  }
+  for (const [field, values] of Object.entries(query.oneOf ?? {})) clauses.push({ [storedPath(field)]: { $in: [...values] } })
+  if (query.after !== undefined) clauses.push(afterFilter(query.orderBy ?? [], query.after))
+  // One flat filter when no two clauses name the same field, as most queries are; else all of them.
+  const flat: Filter<StoredDocument> = {}
+  for (const clause of clauses) {
+    const [key] = Object.keys(clause)
+    if (key === undefined || key in flat) return { $and: clauses }
+    Object.assign(flat, clause)
+  }
+  return flat
+}
+
+/** Documents after `after` in the order of `orderBy`: greater in the first field that differs. */
+const afterFilter = (orderBy: NonNullable<FindQuery['orderBy']>, after: NonNullable<FindQuery['after']>): Filter<StoredDocument> => {
+  if (orderBy.some(([, direction]) => direction !== 'asc')) throw new TypeError('a query read after a document orders every field ascending')
+  if (after.length !== orderBy.length || orderBy.length === 0) throw new TypeError('after names one value per orderBy field')
+  const keys = orderBy.map(([field]) => storedPath(field))
+  return {
+    $or: keys.map((key, i) => ({
+      ...Object.fromEntries(keys.slice(0, i).map((earlier, j) => [earlier, after[j]])),
+      [key]: { $gt: after[i] },
+    })),
+  }
+}
 
 /**
  * The options of `collection.find` for a query: the sort with `_id` last (the SQLite store's `id

@@ -122,13 +122,13 @@ export class MongoReadStore implements ReadStore {
     const options = findOptionsOf(query)
     if (options === null) return []
     const docs = await this.snapshot((published, session) =>
-      target.find(visibleOnly(filterOf(query.where, query.contains), published), { ...options, session }).toArray())
+      target.find(visibleOnly(filterOf(query), published), { ...options, session }).toArray())
     return docs.map((doc) => withoutMarkers<T>(doc))
   }
 
   async count(collection: string, where?: FindQuery['where'], contains?: FindQuery['contains']): Promise<number> {
     const target = this.collection(collection)
-    return this.snapshot((published, session) => target.countDocuments(visibleOnly(filterOf(where, contains), published), { session }))
+    return this.snapshot((published, session) => target.countDocuments(visibleOnly(filterOf({ where, contains }), published), { session }))
   }
 
   /** Pages by id rather than holding one cursor open, which the server would time out when idle. */

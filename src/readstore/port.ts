@@ -2,14 +2,34 @@ import type { JsonObject, Position } from '../eventlog/port.js'
 
 export type Scalar = string | number | boolean | null
 
+/** Bounds on one field. A string bound holds only for strings and compares them as text; a number bound only for numbers. */
+export interface Bounds {
+  readonly gt?: string | number
+  readonly gte?: string | number
+  readonly lt?: string | number
+  readonly lte?: string | number
+}
+
 export interface FindQuery {
   /** Equality on top-level or dotted fields; every entry must hold. */
   readonly where?: Readonly<Record<string, Scalar>>
+  /** Bounds on top-level or dotted fields; every bound must hold. */
+  readonly range?: Readonly<Record<string, Bounds>>
+  /** Fields whose value must equal one of the given strings or numbers (an empty list holds for none). */
+  readonly oneOf?: Readonly<Record<string, readonly (string | number)[]>>
   /** Array fields (top-level or dotted) that must each hold the given string among their items. */
   readonly contains?: Readonly<Record<string, string>>
   readonly orderBy?: readonly (readonly [field: string, direction: 'asc' | 'desc'])[]
   readonly limit?: number
   readonly offset?: number
+  /**
+   * Only documents after this place in the query's order: one value per `orderBy` field, compared
+   * field by field. Pages read this way cost the same however deep they go. Every `orderBy`
+   * direction must be ascending, each field must hold values of one type (strings, or numbers),
+   * and together the fields must tell documents apart (end with a unique one), or documents tied
+   * on all of them at a page's end are skipped.
+   */
+  readonly after?: readonly (string | number)[]
   /**
    * Only these fields of each document, top-level or dotted through objects (not through
    * arrays), nested as in the document; a field the document lacks is left out. Default: the

@@ -58,6 +58,10 @@ const keptKey = (table: string, id: string): string => `${table}\u0000${id}`
 
 /** Documents kept in memory by `get`, and by `find` over all its queries, at most; the least recently used go first. */
 const KEPT_DOCUMENTS = 5000
+/** A field of a document, top-level or dotted. */
+const valueAt = (doc: JsonObject, field: string): unknown =>
+  field.split('.').reduce<unknown>((value, key) => (value !== null && typeof value === 'object' ? (value as JsonObject)[key] : undefined), doc)
+
 /** Query results kept in memory by `find`, at most. */
 const KEPT_QUERIES = 1000
 
@@ -152,6 +156,30 @@ export class ReadModels<M extends DocumentTypes<M> = ReadModelDocuments> {
     const docs = deepFreeze(await this.options.store.find<M[C]>(physical, query))
     this.found.set(key, { stamp, docs })
     return Array.from(docs)
+  }
+
+  /** Several documents by id, read together and not kept: for reads too large to keep, such as a query's persons. */
+  async getMany<C extends CollectionOf<M>>(collection: C, ids: readonly string[]): Promise<Map<string, M[C]>> {
+    if (ids.length === 0) return new Map()
+    return this.options.store.getMany<M[C]>(await this.physical(collection), ids)
+  }
+
+  /**
+   * Every document a query finds, a page at a time, in the query's order (ascending fields that
+   * end with a unique one, as `after` asks), each page read after the last document of the one
+   * before: the whole of a large read model without offsets, without keeping what was read, and
+   * without holding the store between pages.
+   */
+  async *pages<C extends CollectionOf<M>>(collection: C, query: Omit<FindQuery, 'after' | 'offset' | 'limit'>, size = 1000): AsyncIterable<M[C][]> {
+    const orderBy = query.orderBy ?? []
+    let after: FindQuery['after']
+    for (;;) {
+      const page = await this.options.store.find<M[C]>(await this.physical(collection), { ...query, limit: size, ...(after ? { after } : {}) })
+      if (page.length > 0) yield page
+      if (page.length < size) return
+      const last = page.at(-1)!
+      after = orderBy.map(([field]) => valueAt(last, field) as string | number)
+    }
   }
 
   async count(collection: CollectionOf<M>, where?: FindQuery['where'], contains?: FindQuery['contains']): Promise<number> {

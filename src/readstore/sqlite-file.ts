@@ -3,6 +3,7 @@ import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import type { JsonObject, Position } from '../eventlog/port.js'
 import { nestsDeeperThan } from '../kernel/json-depth.js'
+import { columnValue, columnValueFromBody, fieldColumns, fromBody, jsonPath, newColumn, typeInBody, type FieldColumn } from './sqlite-columns.js'
 import {
   CheckpointConflict, DocumentRefused, MAX_DOCUMENT_DEPTH, assertCollection, assertField, type CommitBatch, type DocumentChange, type FindQuery,
   type ReadStore, type StagingKey,
@@ -38,56 +39,44 @@ const table = (collection: string): string => {
   return `"c_${collection}"`
 }
 
-/** `a.b` → `'$."a"."b"'`; every segment quoted so `$`-keys work. */
-const jsonPath = (field: string): string => {
-  assertField(field)
-  return `'$.${field.split('.').map((s) => `"${s}"`).join('.')}'`
-}
-
-const extractFromBody = (field: string): string => `json_extract(body, ${jsonPath(field)})`
-const fieldType = (field: string): string => `json_type(body, ${jsonPath(field)})`
-
-/** The column that holds an indexed field's value, named so the field can be read back from it. */
-const columnOf = (field: string): string => `"f:${field}"`
-const FIELD_COLUMN = /^f:(.+)$/
+/** The SQL operator of each bound. */
+const BOUND_OPERATORS = [['gt', '>'], ['gte', '>='], ['lt', '<'], ['lte', '<=']] as const
 
 /**
- * What `json_extract` gives for `field` of `doc`, computed in JavaScript at write time: booleans
- * as 1/0, objects and arrays as their JSON text, a missing field as null. Indexed fields are kept
- * in columns holding exactly this, so queries mean the same whether or not a field is indexed,
- * and a write parses no JSON for its indexes.
+ * A document of only the fields at `paths`, from two values per field, in the same order: the
+ * string read from the field's column when it held one, else the field's JSON text (both null
+ * when the document lacks it).
  */
-const extract = (doc: JsonObject, field: string): string | number | null => {
-  let value: unknown = doc
-  for (const segment of field.split('.')) {
-    if (value === null || typeof value !== 'object' || Array.isArray(value)) return null
-    value = (value as Record<string, unknown>)[segment]
+const assemble = (paths: readonly (readonly string[])[], values: readonly (string | null)[]): JsonObject => {
+  const doc: JsonObject = {}
+  for (let i = 0; i < paths.length; i++) {
+    const text = values[2 * i]!
+    const json = values[2 * i + 1]!
+    if (text === null && json === null) continue
+    const path = paths[i]!
+    let node = doc
+    for (let depth = 0; depth < path.length - 1; depth++) node = (node[path[depth]!] ??= {}) as JsonObject
+    node[path[path.length - 1]!] = text ?? JSON.parse(json!)
   }
-  if (value === undefined || value === null) return null
-  if (typeof value === 'boolean') return value ? 1 : 0
-  if (typeof value === 'number' || typeof value === 'string') return value
-  return JSON.stringify(value)
+  return doc
 }
 
-/** A document of only `fields`, from their JSON texts in the same order (null: the document lacks it). */
-const assemble = (fields: readonly string[], values: readonly (string | null)[]): JsonObject => {
-  const doc: JsonObject = {}
-  fields.forEach((field, i) => {
-    const value = values[i]
-    if (value === null || value === undefined) return
-    const path = field.split('.')
-    let node = doc
-    for (const segment of path.slice(0, -1)) node = (node[segment] ??= {}) as JsonObject
-    node[path.at(-1)!] = JSON.parse(value)
-  })
-  return doc
+/**
+ * Whether a lower bound on `field` holds for every document after `query.after`: the field comes
+ * first in the order, and the value `after` starts from, of the bound's type, passes the bound
+ * (documents after it hold at least that value in their first field).
+ */
+const impliedByAfter = (query: FindQuery, field: string, bound: 'gt' | 'gte' | 'lt' | 'lte', value: string | number): boolean => {
+  const start = query.after?.[0]
+  if (start === undefined || query.orderBy?.[0]?.[0] !== field || typeof start !== typeof value) return false
+  return bound === 'gte' ? start >= value : bound === 'gt' ? start > value : false
 }
 
 /** Another connection holds the write lock longer than this connection waits. */
 const isBusy = (error: unknown): boolean => (error as { code?: unknown } | null)?.code === 'SQLITE_BUSY'
 
 interface WritePlan {
-  readonly fields: readonly string[]
+  readonly columns: readonly FieldColumn[]
   readonly upsert: Database.Statement
   readonly remove: Database.Statement
 }
@@ -102,7 +91,7 @@ export class SqliteFile implements ReadStore {
   private readonly db: Database.Database
   private readonly statements = new Map<string, Database.Statement>()
   /** Per collection whose table exists, its indexed fields, each kept in a column of its own. */
-  private readonly tables = new Map<string, string[]>()
+  private readonly tables = new Map<string, Map<string, FieldColumn>>()
   /** Per collection, its prepared writes; dropped whenever its indexed fields change. */
   private readonly plans = new Map<string, WritePlan>()
 
@@ -138,16 +127,23 @@ export class SqliteFile implements ReadStore {
     const name = table(collection)
     if (!this.tables.has(collection)) {
       this.db.exec(`CREATE TABLE IF NOT EXISTS ${name} (id TEXT PRIMARY KEY, body TEXT NOT NULL)`)
-      const columns = this.db.prepare(`PRAGMA table_info(${name})`).all() as { name: string }[]
-      this.tables.set(collection, columns.flatMap((column) => FIELD_COLUMN.exec(column.name)?.[1] ?? []))
+      this.tables.set(collection, this.columnsOf(name))
     }
     return name
+  }
+
+  private columnsOf(name: string): Map<string, FieldColumn> {
+    return fieldColumns((this.db.prepare(`PRAGMA table_info(${name})`).all() as { name: string }[]).map((column) => column.name))
+  }
+
+  private column(collection: string, field: string): FieldColumn | undefined {
+    return this.tables.get(collection)?.get(field)
   }
 
   /** How queries read `field`: its column when indexed, else from the JSON body. */
   private fieldExpression(collection: string, field: string): string {
     assertField(field)
-    return this.tables.get(collection)?.includes(field) ? columnOf(field) : extractFromBody(field)
+    return this.column(collection, field)?.sql ?? fromBody(field)
   }
 
   async get<T extends JsonObject = JsonObject>(collection: string, id: string): Promise<T | null> {
@@ -166,35 +162,81 @@ export class SqliteFile implements ReadStore {
 
   /**
    * json_extract gives JSON booleans as 1/0, so booleans and numbers also check the JSON type:
-   * `true` never equals `1`, as in MongoDB.
+   * `true` never equals `1`, as in MongoDB. Bounds and lists check it too: a string compares only
+   * with strings, a number only with numbers.
    */
-  private whereClause(collection: string, where: FindQuery['where'], contains: FindQuery['contains']): { sql: string; params: (string | number | null)[] } {
-    const entries = Object.entries(where ?? {})
+  private whereClause(collection: string, query: Pick<FindQuery, 'where' | 'contains' | 'range' | 'oneOf' | 'after' | 'orderBy'>): { sql: string; params: (string | number | null)[] } {
     const clauses: string[] = []
     const params: (string | number | null)[] = []
-    for (const [field, value] of Object.entries(contains ?? {})) {
+    for (const [field, value] of Object.entries(query.contains ?? {})) {
       // json_each also yields a scalar itself, so a string field equal to the value holds it, as in MongoDB.
       clauses.push(`EXISTS (SELECT 1 FROM json_each(body, ${jsonPath(field)}) WHERE json_each.type = 'text' AND json_each.value = ?)`)
       params.push(value)
     }
-    for (const [field, value] of entries) {
+    for (const [field, value] of Object.entries(query.where ?? {})) {
       if (typeof value === 'boolean') {
-        clauses.push(`${fieldType(field)} = ?`)
+        clauses.push(`${typeInBody(field)} = ?`)
         params.push(String(value))
       } else if (typeof value === 'number') {
-        clauses.push(`${this.fieldExpression(collection, field)} = ? AND ${fieldType(field)} IN ('integer', 'real')`)
+        const column = this.column(collection, field)
+        clauses.push(column?.numbersOnly ? `${column.sql} = ?` : `${this.fieldExpression(collection, field)} = ? AND ${typeInBody(field)} IN ('integer', 'real')`)
         params.push(value)
       } else {
         clauses.push(`${this.fieldExpression(collection, field)} IS ?`)
         params.push(value)
       }
     }
+    for (const [field, bounds] of Object.entries(query.range ?? {})) {
+      for (const [name, operator] of BOUND_OPERATORS) {
+        const bound = bounds[name]
+        if (bound === undefined) continue
+        const type = this.typeIs(collection, field, typeof bound === 'number' ? 'number' : 'text')
+        // A lower bound that `after` already passes is left out: with two lower bounds on one
+        // field, SQLite may seek the index to the range's start and read every earlier page again.
+        if (impliedByAfter(query, field, name, bound)) clauses.push(type)
+        else {
+          clauses.push(`${this.fieldExpression(collection, field)} ${operator} ? AND ${type}`)
+          params.push(bound)
+        }
+      }
+    }
+    for (const [field, values] of Object.entries(query.oneOf ?? {})) {
+      const texts = values.filter((value) => typeof value === 'string')
+      const numbers = values.filter((value) => typeof value === 'number')
+      const expression = this.fieldExpression(collection, field)
+      const alternatives = [
+        ...(texts.length > 0 ? [`(${expression} IN (SELECT value FROM json_each(?)) AND ${this.typeIs(collection, field, 'text')})`] : []),
+        ...(numbers.length > 0 ? [`(${expression} IN (SELECT value FROM json_each(?)) AND ${this.typeIs(collection, field, 'number')})`] : []),
+      ]
+      clauses.push(alternatives.length > 0 ? `(${alternatives.join(' OR ')})` : '0')
+      if (texts.length > 0) params.push(JSON.stringify(texts))
+      if (numbers.length > 0) params.push(JSON.stringify(numbers))
+    }
+    if (query.after !== undefined) {
+      const fields = (query.orderBy ?? []).map(([field, direction]) => {
+        if (direction !== 'asc') throw new TypeError('a query read after a document orders every field ascending')
+        return this.fieldExpression(collection, field)
+      })
+      if (query.after.length !== fields.length || fields.length === 0) throw new TypeError('after names one value per orderBy field')
+      clauses.push(`(${fields.join(', ')}) > (${fields.map(() => '?').join(', ')})`)
+      params.push(...query.after)
+    }
     return { sql: clauses.length > 0 ? ` WHERE ${clauses.join(' AND ')}` : '', params }
+  }
+
+  /**
+   * Whether a field holds a value of this JSON type, checked in an indexed field's column without
+   * parsing the body, except a number in an `f:` column, which may stand for a boolean.
+   */
+  private typeIs(collection: string, field: string, type: 'text' | 'number'): string {
+    const column = this.column(collection, field)
+    if (type === 'text') return column ? `typeof(${column.sql}) = 'text'` : `${typeInBody(field)} = 'text'`
+    return column?.numbersOnly ? `typeof(${column.sql}) IN ('integer', 'real')` : `${typeInBody(field)} IN ('integer', 'real')`
   }
 
   async find<T extends JsonObject = JsonObject>(collection: string, query: FindQuery = {}): Promise<T[]> {
     const name = this.ensureTable(collection)
-    const { sql: where, params } = this.whereClause(collection, query.where, query.contains)
+    const { sql: where, params } = this.whereClause(collection, query)
     const order = [...(query.orderBy ?? []).map(([field, dir]) => `${this.fieldExpression(collection, field)} ${dir === 'desc' ? 'DESC' : 'ASC'}`), 'id ASC']
     const limit = query.limit ?? -1
     const offset = query.offset ?? 0
@@ -204,15 +246,28 @@ export class SqliteFile implements ReadStore {
       const rows = this.statement(`SELECT body ${tail}`).pluck().all(...params, limit, offset) as string[]
       return rows.map((body) => JSON.parse(body) as T)
     }
-    // `->` gives each field as JSON text (NULL when absent), so only those parts are read and parsed.
-    const columns = fields.length === 0 ? 'NULL' : fields.map((field) => `body -> ${jsonPath(field)}`).join(', ')
+    const columns = fields.length === 0 ? 'NULL' : fields.map((field) => this.fieldValues(collection, field)).join(', ')
     const rows = this.statement(`SELECT ${columns} ${tail}`).raw(true).all(...params, limit, offset) as (string | null)[][]
-    return rows.map((values) => assemble(fields, values) as T)
+    const paths = fields.map((field) => field.split('.'))
+    return rows.map((values) => assemble(paths, values) as T)
+  }
+
+  /**
+   * The two values `assemble` takes for a field of `find`'s `fields`: an indexed field holding a
+   * string is read from its column, with no body parsed; else `->` gives the field's JSON text
+   * (NULL when absent), reading only that part of the body.
+   */
+  private fieldValues(collection: string, field: string): string {
+    const column = this.column(collection, field)
+    const json = `body -> ${jsonPath(field)}`
+    if (!column) return `NULL, ${json}`
+    const isText = `typeof(${column.sql}) = 'text'`
+    return `CASE WHEN ${isText} THEN ${column.sql} END, CASE WHEN ${isText} THEN NULL ELSE ${json} END`
   }
 
   async count(collection: string, where?: FindQuery['where'], contains?: FindQuery['contains']): Promise<number> {
     const name = this.ensureTable(collection)
-    const clause = this.whereClause(collection, where, contains)
+    const clause = this.whereClause(collection, { where, contains })
     return this.statement(`SELECT count(*) FROM ${name}${clause.sql}`).pluck().get(...clause.params) as number
   }
 
@@ -232,9 +287,9 @@ export class SqliteFile implements ReadStore {
   private writeOf(collection: string, id: string, body: string | null, doc?: JsonObject): { statement: Database.Statement; values: unknown[] } {
     const plan = this.planOf(collection)
     if (body === null) return { statement: plan.remove, values: [id] }
-    const { fields } = plan
-    const parsed = fields.length === 0 ? {} : doc ?? (JSON.parse(body) as JsonObject)
-    return { statement: plan.upsert, values: [id, body, ...fields.map((field) => extract(parsed, field))] }
+    const { columns } = plan
+    const parsed = columns.length === 0 ? {} : doc ?? (JSON.parse(body) as JsonObject)
+    return { statement: plan.upsert, values: [id, body, ...columns.map((column) => columnValue(parsed, column))] }
   }
 
   /** How a collection's documents are written, prepared once per collection and its indexed fields. */
@@ -242,8 +297,8 @@ export class SqliteFile implements ReadStore {
     let plan = this.plans.get(collection)
     if (!plan) {
       const name = this.ensureTable(collection)
-      const fields = [...this.tables.get(collection)!]
-      plan = { fields, upsert: this.upsert(name, fields), remove: this.statement(`DELETE FROM ${name} WHERE id = ?`) }
+      const columns = [...this.tables.get(collection)!.values()]
+      plan = { columns, upsert: this.upsert(name, columns), remove: this.statement(`DELETE FROM ${name} WHERE id = ?`) }
       this.plans.set(collection, plan)
     }
     return plan
@@ -299,8 +354,8 @@ export class SqliteFile implements ReadStore {
     }).immediate()
   }
 
-  private upsert(name: string, fields: readonly string[]): Database.Statement {
-    const columns = fields.map(columnOf)
+  private upsert(name: string, fieldColumns: readonly FieldColumn[]): Database.Statement {
+    const columns = fieldColumns.map((column) => column.sql)
     const sets = ['body = excluded.body', ...columns.map((column) => `${column} = excluded.${column}`)]
     return this.statement(`INSERT INTO ${name} (id, body${columns.map((c) => `, ${c}`).join('')}) VALUES (?, ?${columns.map(() => ', ?').join('')})
       ON CONFLICT (id) DO UPDATE SET ${sets.join(', ')}`)
@@ -318,24 +373,23 @@ export class SqliteFile implements ReadStore {
    */
   async ensureIndex(collection: string, fields: readonly string[]): Promise<void> {
     const name = this.ensureTable(collection)
-    const known = this.tables.get(collection)!
     for (const field of fields) {
       assertField(field)
-      if (known.includes(field)) continue
+      if (this.column(collection, field)) continue
       // Immediate: another connection may be adding the same column (another projection thread).
       this.db.transaction(() => {
-        const columns = (this.db.prepare(`PRAGMA table_info(${name})`).all() as { name: string }[]).map((column) => column.name)
-        if (columns.includes(`f:${field}`)) return
-        this.db.exec(`ALTER TABLE ${name} ADD COLUMN ${columnOf(field)}`)
-        this.db.exec(`UPDATE ${name} SET ${columnOf(field)} = ${extractFromBody(field)}`)
+        if (this.columnsOf(name).has(field)) return
+        const column = newColumn(field)
+        this.db.exec(`ALTER TABLE ${name} ADD COLUMN ${column.sql}`)
+        this.db.exec(`UPDATE ${name} SET ${column.sql} = ${columnValueFromBody(column)}`)
       }).immediate()
-      known.push(field)
+      this.tables.set(collection, this.columnsOf(name))
       this.plans.delete(collection)
     }
     const suffix = `${collection}_${fields.join('_').replace(/[^A-Za-z0-9_]/g, '_')}`
     // Files written before columns held indexed fields have expression indexes under another name.
     this.db.exec(`DROP INDEX IF EXISTS "ix_${suffix}"`)
-    this.db.exec(`CREATE INDEX IF NOT EXISTS "cx_${suffix}" ON ${name} (${fields.map(columnOf).join(', ')})`)
+    this.db.exec(`CREATE INDEX IF NOT EXISTS "cx_${suffix}" ON ${name} (${fields.map((field) => this.column(collection, field)!.sql).join(', ')})`)
   }
 
   async dropCollection(collection: string): Promise<void> {

@@ -2,11 +2,13 @@ import type { JsonObject, Position } from '../eventlog/port.js'
 import type { CommitBatch, DocumentChange, FindQuery, ReadStore, StagingKey } from './port.js'
 import { SqliteFile, type SqliteFileOptions } from './sqlite-file.js'
 import { QUARANTINE } from './names.js'
-import { OWN_FILES, anchorOf, buildOfCheckpoint, buildOfCollection, shardPath, type BuildInFile } from './sqlite-shards.js'
+import { ShardMap, shardPath, type BuildInFile, type OwnFiles } from './sqlite-shards.js'
 
 export interface SqliteReadStoreOptions extends SqliteFileOptions {
   /** Opens each file (the main one at `path`, the others beside it); by default a plain `SqliteFile`. */
   readonly openFile?: (options: SqliteFileOptions) => SqliteFile
+  /** The projections whose read models live in files of their own; none by default (everything in the main file). */
+  readonly ownFiles?: OwnFiles
 }
 
 const compare = (a: unknown, b: unknown): number => (a === b ? 0 : a === undefined || a === null ? -1 : b === undefined || b === null ? 1 : a < b ? -1 : a > b ? 1 : 0)
@@ -26,7 +28,7 @@ const ordering = (orderBy: FindQuery['orderBy'] = []) => (a: JsonObject, b: Json
 
 /**
  * The embedded read store: SQLite files in one directory, the main one at `path` and one beside it
- * for each projection listed in `OWN_FILES`. Every call goes to the file that holds what it names:
+ * for each projection of `ownFiles`. Every call goes to the file that holds what it names:
  * a collection, a checkpoint, a staging group. Quarantined events are kept in the file of the build
  * that skipped them and read from there by checkpoint, or from every file.
  */
@@ -40,16 +42,19 @@ export class SqliteReadStore implements ReadStore {
   /** Per collection or checkpoint name, its file: every change of every commit is routed. */
   private readonly routes = new Map<string, SqliteFile>()
 
+  private readonly shardMap: ShardMap
+
   /** Every file of a store whose main file is at `path`. */
-  static paths(path: string): string[] {
-    return [path, ...Object.keys(OWN_FILES).map((shard) => shardPath(path, shard))]
+  static paths(path: string, ownFiles: OwnFiles = {}): string[] {
+    return [path, ...Object.keys(ownFiles).map((shard) => shardPath(path, shard))]
   }
 
   constructor(options: SqliteReadStoreOptions) {
-    const { openFile = (fileOptions: SqliteFileOptions) => new SqliteFile(fileOptions), ...fileOptions } = options
+    const { openFile = (fileOptions: SqliteFileOptions) => new SqliteFile(fileOptions), ownFiles = {}, ...fileOptions } = options
+    this.shardMap = new ShardMap(ownFiles)
     this.main = openFile(fileOptions)
     try {
-      for (const shard of Object.keys(OWN_FILES)) this.shards.set(shard, openFile({ ...fileOptions, path: shardPath(options.path, shard) }))
+      for (const shard of Object.keys(ownFiles)) this.shards.set(shard, openFile({ ...fileOptions, path: shardPath(options.path, shard) }))
     } catch (error) {
       for (const file of [this.main, ...this.shards.values()]) void file.close()
       throw error
@@ -62,7 +67,7 @@ export class SqliteReadStore implements ReadStore {
     const key = `${build.shard}${build.suffix}`
     let file = this.builds.get(key)
     if (!file) {
-      file = this.main.hasCollection(anchorOf(build)) ? this.main : this.shards.get(build.shard)!
+      file = this.main.hasCollection(this.shardMap.anchorOf(build)) ? this.main : this.shards.get(build.shard)!
       this.builds.set(key, file)
     }
     return file
@@ -75,11 +80,11 @@ export class SqliteReadStore implements ReadStore {
   }
 
   private fileOfCollection(collection: string): SqliteFile {
-    return this.routed(collection, buildOfCollection)
+    return this.routed(collection, (name) => this.shardMap.buildOfCollection(name))
   }
 
   private fileOfCheckpoint(checkpoint: string): SqliteFile {
-    return this.routed(checkpoint, buildOfCheckpoint)
+    return this.routed(checkpoint, (name) => this.shardMap.buildOfCheckpoint(name))
   }
 
   /** The one file a quarantine query is about, when it names a checkpoint; else every file. */
@@ -147,7 +152,7 @@ export class SqliteReadStore implements ReadStore {
 
   /** A staging group names one import of one build: routed by its build, not remembered by its name. */
   async stage(key: StagingKey, changes: readonly DocumentChange[]): Promise<void> {
-    return this.holding(this.fileOfBuild(buildOfCheckpoint(key.group)), key.group, changes).stage(key, changes)
+    return this.holding(this.fileOfBuild(this.shardMap.buildOfCheckpoint(key.group)), key.group, changes).stage(key, changes)
   }
 
   async checkpoint(name: string): Promise<Position | null> {

@@ -5,6 +5,8 @@ import { completeTileMove } from '../dashboards/tile-moves.js'
 import type { EventLog, JsonObject } from '../eventlog/port.js'
 import type { FeatureFlagCreated } from '../flags/events.js'
 import { completeFlagCreate } from '../flags/service.js'
+import { completeDashboardInsight, type DashboardInsightStep } from '../insights/by-dashboard.js'
+import { completeInsightTile, type InsightTileStep } from '../insights/dashboard-links.js'
 import type { ReadModels } from '../readstore/read-models.js'
 import type { Job } from './scheduler.js'
 
@@ -28,6 +30,10 @@ const finish = async (deps: FinishDeps, doc: JsonObject, now: Date): Promise<voi
     await completeFlagCreate(deps.log, doc['flag'] as FeatureFlagCreated['data'], now.toISOString())
   } else if (doc['kind'] === 'environment-create') {
     await completeEnvironmentCreate(deps.log, doc['environment'] as EnvironmentCreated['data'], now.toISOString())
+  } else if (doc['kind'] === 'insight-tile') {
+    await completeInsightTile(deps, doc['step'] as unknown as InsightTileStep, now.toISOString())
+  } else if (doc['kind'] === 'dashboard-insight') {
+    await completeDashboardInsight(deps, doc['step'] as unknown as DashboardInsightStep, now.toISOString())
   }
 }
 

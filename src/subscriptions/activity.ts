@@ -1,4 +1,4 @@
-import type { ActivitySource } from '../activity/activity-log.js'
+import type { ActivitySource } from '../kernel/activity-source.js'
 import type { SubscriptionEvent } from './events.js'
 import { evolveSubscription, type Subscription } from './state.js'
 

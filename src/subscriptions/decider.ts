@@ -1,4 +1,4 @@
-import { canonicalJson } from '../kernel/canonical-json.js'
+import { changedFields } from '../kernel/canonical-json.js'
 import { NotFound, assertNever } from '../kernel/errors.js'
 import type { Decider } from '../kernel/handle-command.js'
 import { SCHEDULE_FIELDS, type SubscriptionCreated, type SubscriptionEvent, type SubscriptionFields } from './events.js'
@@ -34,8 +34,7 @@ export const subscriptionDecider: Decider<Subscription | null, SubscriptionComma
         const { at } = command
         const events: SubscriptionEvent[] = []
         if (command.deleted === false && state.deleted) events.push({ type: 'SubscriptionRestored', data: { at } })
-        const changes = Object.fromEntries(Object.entries(command.changes)
-          .filter(([field, value]) => canonicalJson(state[field]) !== canonicalJson(value))) as Partial<SubscriptionFields>
+        const changes = changedFields(state, command.changes)
         if (Object.keys(changes).length > 0) {
           const after = { ...state, ...changes }
           const rescheduled = SCHEDULE_FIELDS.some((field) => field in changes)

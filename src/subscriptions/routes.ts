@@ -17,7 +17,7 @@ import { subscriptionStream, type SubscriptionFields } from './events.js'
 import { createSubscriptionBody, SubscriptionListResponse, SubscriptionResponse, updateSubscriptionBody } from './schemas.js'
 import { subscriptionJson } from './serialize.js'
 import { evolveSubscription, type Subscription } from './state.js'
-import { stateAsOf } from '../audit/as-of.js'
+import { stateAsOf } from '../eventlog/as-of.js'
 import { AsOfQuery, DetailParams, cutoffAt } from '../http/as-of.js'
 import { queryOf, ScopedIdParams, ScopedParams, type ZodTypeProvider } from '../http/zod.js'
 import type { Channels } from '../delivery/targets.js'
@@ -34,7 +34,7 @@ export interface SubscriptionDeps {
 const READ = { scopes: ['subscription:read'] }
 const WRITE = { scopes: ['subscription:write'] }
 
-/** A subscription delivers a live dashboard or insight of its own environment. Hedgelog keeps no insights. */
+/** A subscription delivers a live dashboard or insight of its own environment. */
 const checkTarget = async (models: ReadModels, environment: Environment, fields: Pick<SubscriptionFields, 'dashboard' | 'insight'>) => {
   if (fields.dashboard === null && fields.insight === null) throw new ValidationFailed('Either dashboard or insight is required for an export.')
   if (fields.dashboard !== null) {
@@ -43,7 +43,12 @@ const checkTarget = async (models: ReadModels, environment: Environment, fields:
       throw new ValidationFailed('This dashboard does not belong to your team.', 'dashboard')
     }
   }
-  if (fields.insight !== null) throw new ValidationFailed('This insight does not belong to your team.', 'insight')
+  if (fields.insight !== null) {
+    const insight = await models.get('insights', String(fields.insight))
+    if (!insight || insight.environment_id !== environment.id || insight.deleted) {
+      throw new ValidationFailed('This insight does not belong to your team.', 'insight')
+    }
+  }
 }
 
 const findSubscription = async (models: ReadModels, environment: Environment, id: string): Promise<Subscription> => {

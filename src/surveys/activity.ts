@@ -1,4 +1,4 @@
-import type { ActivitySource } from '../activity/activity-log.js'
+import type { ActivitySource } from '../kernel/activity-source.js'
 import type { SurveyEvent } from './events.js'
 import { evolveSurvey, type Survey } from './state.js'
 

@@ -24,5 +24,16 @@ t.test('a zero limit asks for nothing, and a negative one for no limit', async (
 })
 
 t.test('contains becomes equality on the array field, which MongoDB matches against each item', async (t) => {
-  t.same(filterOf({ environment_id: 3, deleted: false }, { tags: 'growth' }), { environment_id: 3, deleted: false, tags: 'growth' })
+  t.same(filterOf({ where: { environment_id: 3, deleted: false }, contains: { tags: 'growth' } }), { environment_id: 3, deleted: false, tags: 'growth' })
+})
+
+t.test('bounds, lists and a keyset cursor become MongoDB operators', async (t) => {
+  t.same(filterOf({ where: { environment_id: 3 }, range: { timestamp: { gte: '2024-01-01', lt: '2024-02-01' } }, oneOf: { event: ['a', 'b'] } }), {
+    environment_id: 3, timestamp: { $gte: '2024-01-01', $lt: '2024-02-01' }, event: { $in: ['a', 'b'] },
+  })
+  t.same(filterOf({ orderBy: [['timestamp', 'asc'], ['uuid', 'asc']], after: ['2024-01-05', 'x'] }), {
+    $or: [{ timestamp: { $gt: '2024-01-05' } }, { timestamp: '2024-01-05', uuid: { $gt: 'x' } }],
+  })
+  t.same(filterOf({ where: { n: 1 }, range: { n: { gt: 0 } } }), { $and: [{ n: 1 }, { n: { $gt: 0 } }] }, 'one field twice: each clause on its own')
+  t.throws(() => filterOf({ orderBy: [['timestamp', 'desc']], after: ['x'] }), TypeError)
 })

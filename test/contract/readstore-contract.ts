@@ -82,6 +82,61 @@ export const readStoreContract = (t: Test, adapter: ReadStoreAdapter): void => {
     t.equal(await store.count('tagged', { n: 1 }, { tags: 'blue' }), 1)
   })
 
+  t.test('find bounds fields, takes lists of values, and pages after a document, indexed or not', async (t) => {
+    const times = [
+      { id: 'e1', env: 1, at: '2024-01-01T10:00:00.000Z', event: 'a', n: 5, flag: true },
+      { id: 'e2', env: 1, at: '2024-01-02T00:00:00.000Z', event: 'b', n: 1, flag: false },
+      { id: 'e3', env: 1, at: '2024-01-02T00:00:00.000Z', event: 'a', n: '7' },
+      { id: 'e4', env: 1, at: '2024-01-03T23:59:59.999Z', event: 'c', n: 3, flag: 1 },
+      { id: 'e5', env: 2, at: '2024-01-02T12:00:00.000Z', event: 'a', n: 2 },
+      { id: 'e6', env: 3, at: { nested: 'x' }, event: 'a' },
+    ]
+    await store.ensureIndex('timed', ['env', 'at'])
+    await store.commit({ checkpoint: 'timed-loader', expected: null, next: at(1), changes: times.map((doc) => ({ collection: 'timed', id: doc.id, doc })) })
+    const ids = (docs: { id?: unknown }[]) => docs.map((doc) => doc.id)
+    const inJanuarySecond = { at: { gte: '2024-01-02T00:00:00.000Z', lt: '2024-01-03T00:00:00.000Z' } }
+    t.same(ids(await store.find('timed', { where: { env: 1 }, range: inJanuarySecond, orderBy: [['at', 'asc']] })), ['e2', 'e3'], 'an indexed text field between two bounds')
+    t.same(ids(await store.find('timed', { range: { at: { gt: '2024-01-02T00:00:00.000Z' } }, orderBy: [['at', 'asc']] })), ['e5', 'e4'], 'strictly after')
+    t.same(ids(await store.find('timed', { range: { at: { lte: '2024-01-01T10:00:00.000Z' } } })), ['e1'], 'an object is not a string')
+    t.same(ids(await store.find('timed', { range: { n: { gte: 2, lte: 5 } }, orderBy: [['n', 'asc']] })), ['e5', 'e4', 'e1'], 'numbers compare as numbers; a string is not a number')
+    t.same(ids(await store.find('timed', { range: { n: { gte: '0' } } })), ['e3'], 'a string bound holds only for strings')
+    t.same(ids(await store.find('timed', { range: { flag: { gte: 0 } } })), ['e4'], 'a boolean is not a number')
+    t.same(ids(await store.find('timed', { oneOf: { event: ['b', 'c'] }, orderBy: [['at', 'asc']] })), ['e2', 'e4'])
+    t.same(ids(await store.find('timed', { oneOf: { n: [1, '7', 3] }, orderBy: [['at', 'asc']] })), ['e2', 'e3', 'e4'], 'strings and numbers in one list')
+    t.same(ids(await store.find('timed', { oneOf: { n: ['1'] } })), [], 'the string "1" is not the number 1')
+    t.same(ids(await store.find('timed', { oneOf: { event: [] } })), [], 'an empty list holds for none')
+    const pages: unknown[][] = []
+    let after: string[] | undefined
+    for (;;) {
+      const page = await store.find<{ id: string; at: string }>('timed', { where: { env: 1 }, range: { at: { gte: '2024-01-01T00:00:00.000Z' } }, orderBy: [['at', 'asc'], ['id', 'asc']], limit: 2, ...(after ? { after } : {}) })
+      if (page.length === 0) break
+      pages.push(ids(page))
+      const last = page.at(-1)!
+      after = [last.at, last.id]
+    }
+    t.same(pages, [['e1', 'e2'], ['e3', 'e4']], 'pages after a document, ties told apart by the last field')
+    t.same(ids(await store.find('timed', { where: { env: 1 }, orderBy: [['event', 'asc'], ['at', 'asc'], ['id', 'asc']], after: ['a', '2024-01-02T00:00:00.000Z', 'e2'] })), ['e3', 'e2', 'e4'], 'an unindexed order of three fields')
+    await t.rejects(store.find('timed', { orderBy: [['at', 'desc']], after: ['x'] }), TypeError)
+    await t.rejects(store.find('timed', { orderBy: [['at', 'asc']], after: ['x', 'y'] }), TypeError)
+  })
+
+  t.test('an indexed field tells booleans, numbers and strings apart in equality, bounds and lists', async (t) => {
+    const docs = [
+      { id: 'v1', v: true }, { id: 'v2', v: 1 }, { id: 'v3', v: false }, { id: 'v4', v: 0 }, { id: 'v5', v: '1' }, { id: 'v6', v: { n: 1 } }, { id: 'v7' },
+    ]
+    await store.ensureIndex('typed_values', ['v'])
+    await store.commit({ checkpoint: 'typed-loader', expected: null, next: at(1), changes: docs.map((doc) => ({ collection: 'typed_values', id: doc.id, doc })) })
+    const ids = async (query: Parameters<ReadStore['find']>[1]) => (await store.find<{ id: string }>('typed_values', query)).map((d) => d.id).sort()
+    t.same(await ids({ where: { v: 1 } }), ['v2'], 'the number 1, not true')
+    t.same(await ids({ where: { v: 0 } }), ['v4'], 'the number 0, not false')
+    t.same(await ids({ where: { v: true } }), ['v1'])
+    t.same(await ids({ where: { v: false } }), ['v3'])
+    t.same(await ids({ where: { v: '1' } }), ['v5'])
+    t.same(await ids({ range: { v: { gte: 0 } } }), ['v2', 'v4'], 'numbers only')
+    t.same(await ids({ oneOf: { v: [0, 1] } }), ['v2', 'v4'])
+    t.equal(await store.count('typed_values', { v: 1 }), 1)
+  })
+
   t.test('keys that start with $ or contain dots survive a round trip and can be filtered on', async (t) => {
     const doc = { id: 'odd', properties: { $browser: 'Firefox', 'utm.source': 'ads', nested: { $set: { a: 1 } } }, tags: ['x'] }
     await store.commit({ checkpoint: 'odd-loader', expected: null, next: at(1), changes: [{ collection: 'odd_keys', id: 'odd', doc }] })

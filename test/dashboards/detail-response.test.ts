@@ -1,7 +1,7 @@
 import t from 'tap'
 import { basicUser, type BasicUser } from '../../src/accounts/users.js'
 import type { Tile } from '../../src/dashboards/events.js'
-import { DashboardDetailResponse, SharedDashboardResponse } from '../../src/dashboards/schemas.js'
+import { DashboardDetailResponse, SharedViewResponse } from '../../src/dashboards/schemas.js'
 import { dashboardDetail, sharedDashboard } from '../../src/dashboards/serialize.js'
 import type { Dashboard } from '../../src/dashboards/state.js'
 import { jsonWriter } from '../../src/http/json-writer.js'
@@ -56,7 +56,29 @@ t.test('the detail is written in the order of its shape, as JSON.stringify write
     }
   }
   const shared = dashboard()
-  t.equal(jsonWriter(SharedDashboardResponse)({ dashboard: sharedDashboard(shared, users(ada, bob)) }), JSON.stringify({ dashboard: sharedDashboard(shared, users(ada, bob)) }), 'the shared view')
+  t.equal(jsonWriter(SharedViewResponse)({ dashboard: sharedDashboard(shared, users(ada, bob)) }), JSON.stringify({ dashboard: sharedDashboard(shared, users(ada, bob)) }), 'the shared view')
+})
+
+t.test('insight tiles: each shows its insight and refresh state, written as JSON.stringify writes the shape', async (t) => {
+  const known = users(ada, bob)
+  const withInsights = deepFreeze(dashboard({
+    tiles: [tile(1), tile(8, { text: null, insight: 40 }), tile(9, { text: null, insight: 41 }), tile(10, { text: null, insight: null })],
+  }))
+  const insights = new Map([[8, { insight: { id: 40, name: 'Signups "weekly"', result: null }, last_refresh: '2024-01-08T12:00:00Z', is_cached: true }]])
+  for (const actor of actors) {
+    const text = writeDetail(dashboardDetail(withInsights, actor, known, insights))
+    t.equal(text, JSON.stringify(dashboardDetail(withInsights, actor, known, insights)), `as ${actor.uuid}`)
+    const shown = JSON.parse(text).tiles.map((shownTile: { id: number; order: number }) => [shownTile.id, shownTile.order])
+    t.same(shown, [[1, 0], [8, 1], [10, 2]], 'a tile whose insight is not given is not shown; `insight: null` is a text card')
+    t.same(JSON.parse(text).tiles[1].insight, { id: 40, name: 'Signups "weekly"', result: null }, 'the insight as given')
+  }
+  const refreshed = new Map([[8, { ...insights.get(8)!, is_cached: false }]])
+  t.equal(JSON.parse(writeDetail(dashboardDetail(withInsights, actors[0]!, known, refreshed))).tiles[1].is_cached, false, 'a kept dashboard\'s tile follows its insight')
+  t.same(JSON.parse(writeDetail(dashboardDetail(withInsights, actors[0]!, known))).tiles.map((shownTile: { id: number }) => shownTile.id), [1, 10],
+    'without insights, its insight tiles are hidden, kept or not')
+  const shared = JSON.parse(jsonWriter(SharedViewResponse)({ dashboard: sharedDashboard(withInsights, known, insights) }))
+  t.same(shared.dashboard.tiles[1].insight, { id: 40, name: 'Signups "weekly"', result: null }, 'the shared view shows it too')
+  t.equal(jsonWriter(SharedViewResponse)({ insight: { id: 40, result: [1, 2] } }), '{"insight":{"id":40,"result":[1,2]}}', 'a shared insight\'s view')
 })
 
 t.test('a kept dashboard is shown anew when a tile\'s place or a user it mentions changes', async (t) => {

@@ -2,9 +2,10 @@ import t from 'tap'
 import { randomUUID } from 'node:crypto'
 import { join } from 'node:path'
 import { SqliteEventLog } from '../../src/eventlog/sqlite.js'
+import { ownFilesOf } from '../../src/readstore/sqlite-shards.js'
 import { SqliteReadStore } from '../../src/readstore/sqlite.js'
 import { digestProjection } from '../../projections/digest.js'
-import { allProjectors } from '../../projections/index.js'
+import { allProjectors } from '../../src/modules.js'
 import { physicalCollection } from '../../src/readstore/names.js'
 import { ProjectionSet } from '../../projections/projection-set.js'
 import { ProjectionRegistry } from '../../projections/registry.js'
@@ -75,9 +76,9 @@ t.test('kill -9 at random moments under mixed load: nothing acknowledged is lost
   await exited(last.child)
 
   // Read the read model directly: every acknowledged event is there, every import whole.
-  const store = new SqliteReadStore({ path: join(dir, 'readmodels.sqlite') })
+  const store = new SqliteReadStore({ path: join(dir, 'readmodels.sqlite'), ownFiles: ownFilesOf(allProjectors) })
   const registry = new ProjectionRegistry(store)
-  const eventsCollection = `events_v1_b${(await registry.read('events'))!.active.build}`
+  const eventsCollection = physicalCollection('events', (await registry.read('events'))!.active)
   const has = async (uuid: string) => (await store.get(eventsCollection, `${init.environment_id}:${uuid}`)) !== null
   let lost = 0
   for (const uuid of [...acked.captures, ...acked.batches.flat()]) if (!(await has(uuid))) lost++

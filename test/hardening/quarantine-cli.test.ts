@@ -3,10 +3,11 @@ import { join } from 'node:path'
 import type { EventsCapturedData } from '../../src/ingestion/captured-event.js'
 import { SqliteEventLog } from '../../src/eventlog/sqlite.js'
 import { newEventId } from '../../src/kernel/ids.js'
+import { ownFilesOf } from '../../src/readstore/sqlite-shards.js'
 import { SqliteReadStore } from '../../src/readstore/sqlite.js'
-import { allProjectors } from '../../projections/index.js'
+import { allProjectors } from '../../src/modules.js'
 import { ProjectionSet } from '../../projections/projection-set.js'
-import type { Projector } from '../../projections/projector.js'
+import type { Projector } from '../../src/readstore/projector.js'
 import { ProjectionRegistry } from '../../projections/registry.js'
 import { runCli } from '../support/cli.js'
 import { tempDir } from '../support/temp.js'
@@ -41,7 +42,7 @@ t.test('hedgelog quarantine list and retry, run as a command against the data di
     },
   }
   const log = new SqliteEventLog({ path: join(dir, 'events.sqlite') })
-  const store = new SqliteReadStore({ path: join(dir, 'readmodels.sqlite') })
+  const store = new SqliteReadStore({ path: join(dir, 'readmodels.sqlite'), ownFiles: ownFilesOf(allProjectors) })
   const registry = new ProjectionRegistry(store)
   const projections = new ProjectionSet({ log, store, registry, projectors: [picky] })
   t.teardown(async () => {

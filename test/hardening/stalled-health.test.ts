@@ -5,7 +5,7 @@ import { newEventId } from '../../src/kernel/ids.js'
 import type { ReadStore } from '../../src/readstore/port.js'
 import { SqliteReadStore } from '../../src/readstore/sqlite.js'
 import { ProjectionSet } from '../../projections/projection-set.js'
-import type { Projector } from '../../projections/projector.js'
+import type { Projector } from '../../src/readstore/projector.js'
 import { ReadModels } from '../../src/readstore/read-models.js'
 import { ProjectionRegistry } from '../../projections/registry.js'
 

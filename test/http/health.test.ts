@@ -1,6 +1,6 @@
 import t from 'tap'
 import { world } from '../support/world.js'
-import { allProjectors } from '../../projections/index.js'
+import { allProjectors } from '../../src/modules.js'
 
 t.test('health reports both stores and every projection with its position and lag', async (t) => {
   const { app, log, models } = await world(t)

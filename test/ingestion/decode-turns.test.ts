@@ -85,3 +85,36 @@ t.test('given as many heavy requests held as the pool may hold, when one more ar
   t.same(await Promise.all(held), [2, 3], 'the held requests are written')
   t.equal(await pool.inTurn(batchJob(5), context, async (decoded) => accepted(decoded)), 5, 'once they are written, the pool takes requests again')
 })
+
+t.test('given more heavy requests than threads, of different sizes, when they arrive at once, then every one is written, in arrival order', async (t) => {
+  const pool = new DecodePool({ inFlight: 1, maxHeld: 8 })
+  t.teardown(() => pool.close())
+  const written: number[] = []
+  const sizes = [6001, 1, 3501, 4501, 501, 2001, 5501, 1001]
+  const all = Promise.all(sizes.map((size, n) => pool.inTurn(batchJob(size), context, async (decoded) => {
+    written.push(n)
+    await new Promise((resolve) => setTimeout(resolve, n % 3))
+    return accepted(decoded)
+  })))
+  // A decoded request keeps its thread until its turn: were a later request to take a thread
+  // before an earlier one, both threads could wait for turns that never come.
+  const stuck = new Promise<'stuck'>((resolve) => setTimeout(() => resolve('stuck'), 20_000).unref())
+  t.same(await Promise.race([all, stuck]), sizes, 'each request is written with its own events')
+  t.same(written, [0, 1, 2, 3, 4, 5, 6, 7])
+})
+
+t.test('given a request that needs more heap than a decoding thread has, when it is decoded, then it is refused with 413 and the next one is written', async (t) => {
+  const pool = new DecodePool({ heapMb: 64 })
+  t.teardown(() => pool.close())
+  const refusal = await pool.inTurn(batchJob(400_000), context, async () => 'never').then(() => null, (error: unknown) => error)
+  t.match(refusal, { status: 413, code: 'payload_too_large', message: /needs too much memory/ })
+  t.equal(await pool.inTurn(batchJob(3), context, async (decoded) => accepted(decoded)), 3, 'a new thread decodes the next request')
+})
+
+t.test('given decoding threads that cannot start, when requests arrive, then each is refused instead of waiting for a thread', async (t) => {
+  // A thread's own start needs more than one megabyte of heap.
+  const pool = new DecodePool({ heapMb: 1 })
+  t.teardown(() => pool.close())
+  const refusals = await Promise.all([2, 3, 4].map((n) => pool.inTurn(batchJob(n), context, async () => 'never').then(() => null, (error: unknown) => error)))
+  for (const refusal of refusals) t.match(refusal, { status: 413, code: 'payload_too_large' })
+})

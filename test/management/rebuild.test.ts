@@ -1,5 +1,5 @@
 import t from 'tap'
-import { allProjectors } from '../../projections/index.js'
+import { allProjectors } from '../../src/modules.js'
 import { collect } from '../support/collect.js'
 import { world } from '../support/world.js'
 import { client } from '../support/client.js'

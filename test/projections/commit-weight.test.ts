@@ -1,7 +1,7 @@
 import t from 'tap'
 import { SqliteEventLog } from '../../src/eventlog/sqlite.js'
 import { SqliteReadStore } from '../../src/readstore/sqlite.js'
-import { events as eventsProjector } from '../../projections/events.js'
+import { events as eventsProjector } from '../../src/events/projection.js'
 import { ProjectionSet } from '../../projections/projection-set.js'
 import { ProjectionRegistry } from '../../projections/registry.js'
 import { capture, event } from './support/captured.js'

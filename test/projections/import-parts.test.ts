@@ -7,9 +7,9 @@ import { importHistorical } from '../../src/ingestion/historical.js'
 import { newEventId } from '../../src/kernel/ids.js'
 import type { CommitBatch, DocumentChange, ReadStore, StagingKey } from '../../src/readstore/port.js'
 import { SqliteReadStore } from '../../src/readstore/sqlite.js'
-import { capturedEvents } from '../../projections/captured.js'
+import { capturedEvents } from '../../src/ingestion/captured-projection.js'
 import { digestProjection } from '../../projections/digest.js'
-import type { Projector } from '../../projections/projector.js'
+import type { Projector } from '../../src/readstore/projector.js'
 import { ProjectionRunner } from '../../projections/runner.js'
 
 /** One document per captured event, and a running total: an import changes as many documents as it holds events. */

@@ -7,7 +7,7 @@ import type { ReadStore } from '../../src/readstore/port.js'
 import { SqliteReadStore } from '../../src/readstore/sqlite.js'
 import { digestProjection } from '../../projections/digest.js'
 import { ProjectionSet } from '../../projections/projection-set.js'
-import type { Projector } from '../../projections/projector.js'
+import type { Projector } from '../../src/readstore/projector.js'
 import { ProjectionRegistry } from '../../projections/registry.js'
 import { ProjectionRunner } from '../../projections/runner.js'
 

@@ -3,7 +3,7 @@ import { exited, runCli, startServer } from '../support/cli.js'
 import { tempDir } from '../support/temp.js'
 import { niceOfThreads } from '../support/threads.js'
 import { readsOf, shareOut, wakes } from '../../projections/threads/host.js'
-import { allProjectors } from '../../projections/index.js'
+import { allProjectors } from '../../src/modules.js'
 
 t.test('projectors are shared out over the threads by weight, each exactly once', async (t) => {
   const shares = shareOut(allProjectors, 2)

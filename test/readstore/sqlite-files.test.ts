@@ -5,8 +5,8 @@ import { join } from 'node:path'
 import { SqliteReadStore } from '../../src/readstore/sqlite.js'
 import { SqliteFile } from '../../src/readstore/sqlite-file.js'
 import { QUARANTINE } from '../../src/readstore/names.js'
-import { OWN_FILES } from '../../src/readstore/sqlite-shards.js'
-import { allProjectors } from '../../projections/index.js'
+import { ownFilesOf } from '../../src/readstore/sqlite-shards.js'
+import { allProjectors } from '../../src/modules.js'
 import { tempDir } from '../support/temp.js'
 
 const at = (n: number) => ({ commit: BigInt(n), prepare: BigInt(n) })
@@ -21,18 +21,20 @@ const holds = (path: string, collection: string): boolean => {
   }
 }
 
-t.test('the projections that have files of their own are named with exactly the collections they own', async (t) => {
+/** The files the service opens: one for each projection of captured events. */
+const OWN_FILES = ownFilesOf(allProjectors)
+
+t.test('the projections of captured events have files of their own, holding every collection they own', async (t) => {
+  t.same(Object.keys(OWN_FILES).sort(), ['events', 'groups', 'persons', 'sessions'])
   for (const [name, collections] of Object.entries(OWN_FILES)) {
-    const projector = allProjectors.find((p) => p.name === name)
-    t.ok(projector, `${name} is a projector`)
-    t.same([...collections].sort(), [...projector!.collections].sort(), `${name} owns what its file holds`)
+    t.same(collections, allProjectors.find((p) => p.name === name)!.collections, `${name} owns what its file holds`)
   }
 })
 
 t.test('a build of a projection with a file of its own keeps its documents and checkpoint there; the rest stays in the main file', async (t) => {
   const dir = tempDir(t)
   const main = join(dir, 'readmodels.sqlite')
-  const store = new SqliteReadStore({ path: main })
+  const store = new SqliteReadStore({ path: main, ownFiles: OWN_FILES })
   await store.commit({ checkpoint: 'events@v1#2', expected: null, next: at(3), changes: [{ collection: 'events_v1_b2', id: 'e1', doc: { n: 1 } }] })
   await store.commit({ checkpoint: 'dashboards@v1#1', expected: null, next: at(4), changes: [{ collection: 'dashboards_v1_b1', id: 'd1', doc: { n: 2 } }] })
   await store.close()
@@ -44,7 +46,7 @@ t.test('a build of a projection with a file of its own keeps its documents and c
   t.same(await events.checkpoint('events@v1#2'), at(3), 'the checkpoint moved in the same file')
   await events.close()
 
-  const again = new SqliteReadStore({ path: main })
+  const again = new SqliteReadStore({ path: main, ownFiles: OWN_FILES })
   t.same(await again.get('events_v1_b2', 'e1'), { n: 1 }, 'read back through the store')
   t.same(await again.checkpoint('events@v1#2'), at(3))
   t.same(await again.get('dashboards_v1_b1', 'd1'), { n: 2 })
@@ -58,7 +60,7 @@ t.test('a build whose tables were made in the main file before stays there', asy
   await before.commit({ checkpoint: 'persons@v2#1', expected: null, next: at(1), changes: [{ collection: 'persons_v2_b1', id: 'p', doc: { n: 1 } }] })
   await before.close()
 
-  const store = new SqliteReadStore({ path: main })
+  const store = new SqliteReadStore({ path: main, ownFiles: OWN_FILES })
   t.same(await store.checkpoint('persons@v2#1'), at(1), 'its checkpoint is read from the main file')
   await store.commit({
     checkpoint: 'persons@v2#1', expected: at(1), next: at(2),
@@ -71,7 +73,7 @@ t.test('a build whose tables were made in the main file before stays there', asy
 })
 
 t.test('a commit that names documents of another file than its checkpoint writes nothing', async (t) => {
-  const store = new SqliteReadStore({ path: join(tempDir(t), 'readmodels.sqlite') })
+  const store = new SqliteReadStore({ path: join(tempDir(t), 'readmodels.sqlite'), ownFiles: OWN_FILES })
   t.teardown(() => store.close())
   await t.rejects(store.commit({
     checkpoint: 'events@v1#1', expected: null, next: at(1),
@@ -82,7 +84,7 @@ t.test('a commit that names documents of another file than its checkpoint writes
 })
 
 t.test('quarantined events are kept with their build and read by checkpoint, or across every file', async (t) => {
-  const store = new SqliteReadStore({ path: join(tempDir(t), 'readmodels.sqlite') })
+  const store = new SqliteReadStore({ path: join(tempDir(t), 'readmodels.sqlite'), ownFiles: OWN_FILES })
   t.teardown(() => store.close())
   await store.ensureIndex(QUARANTINE, ['checkpoint'])
   const record = (checkpoint: string, n: number) => ({ collection: QUARANTINE, id: `${checkpoint}|${n}`, doc: { id: `${checkpoint}|${n}`, checkpoint, n } })
@@ -102,7 +104,7 @@ t.test('quarantined events are kept with their build and read by checkpoint, or 
 t.test('a projection commits in its own file while another connection holds the main file\'s write lock', async (t) => {
   const dir = tempDir(t)
   const main = join(dir, 'readmodels.sqlite')
-  const store = new SqliteReadStore({ path: main, busyTimeoutMs: 20 })
+  const store = new SqliteReadStore({ path: main, ownFiles: OWN_FILES, busyTimeoutMs: 20 })
   t.teardown(() => store.close())
   await store.commit({ checkpoint: 'dashboards@v1#1', expected: null, next: at(1), changes: [] })
   const other = new Database(main)
@@ -118,8 +120,31 @@ t.test('a projection commits in its own file while another connection holds the 
 t.test('every file of the store lies beside the main one', async (t) => {
   const dir = tempDir(t)
   const main = join(dir, 'readmodels.sqlite')
-  const store = new SqliteReadStore({ path: main })
+  const store = new SqliteReadStore({ path: main, ownFiles: OWN_FILES })
   await store.close()
-  t.same(SqliteReadStore.paths(main), [main, ...['persons', 'groups', 'sessions', 'events'].map((name) => join(dir, `readmodels-${name}.sqlite`))])
-  for (const path of SqliteReadStore.paths(main)) t.ok(existsSync(path), `${path} exists`)
+  t.same(SqliteReadStore.paths(main, OWN_FILES), [main, ...['persons', 'groups', 'sessions', 'events'].map((name) => join(dir, `readmodels-${name}.sqlite`))])
+  for (const path of SqliteReadStore.paths(main, OWN_FILES)) t.ok(existsSync(path), `${path} exists`)
+})
+
+t.test('a column made before booleans were kept as blobs keeps 1 and 0 for them, and queries still tell them from numbers', async (t) => {
+  const path = join(tempDir(t), 'readmodels.sqlite')
+  const before = new Database(path)
+  before.exec('CREATE TABLE "c_flags" (id TEXT PRIMARY KEY, body TEXT NOT NULL, "f:v")')
+  const insert = before.prepare('INSERT INTO "c_flags" (id, body, "f:v") VALUES (?, ?, ?)')
+  insert.run('yes', JSON.stringify({ v: true }), 1)
+  insert.run('one', JSON.stringify({ v: 1 }), 1)
+  before.close()
+  const file = new SqliteFile({ path })
+  t.teardown(() => file.close())
+  await file.ensureIndex('flags', ['v', 'w'])
+  await file.commit({ checkpoint: 'flags', expected: null, next: at(1), changes: [{ collection: 'flags', id: 'no', doc: { v: false, w: true } }] })
+  const ids = async (query: Parameters<SqliteFile['find']>[1]) => (await file.find<{ v?: unknown }>('flags', query)).map((doc) => JSON.stringify(doc.v))
+  t.same(await ids({ where: { v: 1 } }), ['1'])
+  t.same(await ids({ where: { v: true } }), ['true'])
+  t.same(await ids({ where: { v: 0 } }), [])
+  t.same(await ids({ range: { v: { gte: 0 } } }), ['1'])
+  const after = new Database(path, { readonly: true })
+  t.teardown(() => after.close())
+  t.same(after.prepare('SELECT "f:v", "v:w" FROM "c_flags" WHERE id = ?').raw(true).get('no'), [0, Buffer.from('true')],
+    'the old column holds false as 0; a column made now holds true as its JSON text')
 })

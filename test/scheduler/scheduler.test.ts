@@ -5,7 +5,7 @@ import { SqliteReadStore } from '../../src/readstore/sqlite.js'
 import { projectionWatchdog, type StalledProjection } from '../../src/scheduler/projection-watchdog.js'
 import { startScheduler } from '../../src/scheduler/scheduler.js'
 import { ProjectionSet } from '../../projections/projection-set.js'
-import type { Projector } from '../../projections/projector.js'
+import type { Projector } from '../../src/readstore/projector.js'
 import { ProjectionRegistry } from '../../projections/registry.js'
 import { storedStatus } from '../../projections/stored-status.js'
 

@@ -1,6 +1,6 @@
 import type { EventsCapturedData } from '../../../src/ingestion/captured-event.js'
-import { capturedEvents } from '../../../projections/captured.js'
-import type { Projector } from '../../../projections/projector.js'
+import { capturedEvents } from '../../../src/ingestion/captured-projection.js'
+import type { Projector } from '../../../src/readstore/projector.js'
 
 export interface OrderDoc {
   [key: string]: unknown

@@ -17,6 +17,7 @@ export interface Seeded {
   readonly restricted: number
   readonly flag: number
   readonly survey: number
+  readonly insight: number
   readonly subscription: number
   readonly person: string
   readonly event: string
@@ -40,6 +41,9 @@ export const seedEnvironment = async (w: World, api: Api, env: number, token: st
     filters: { groups: [{ properties: [], rollout_percentage: 100 }], payloads: { true: { note: `${marker} payload` } } },
   }), 'flag')
   const survey = await created(api.post(`${base}/surveys/`, { name: `${marker} survey`, type: 'popover', start_date: '2024-01-01T00:00:00Z' }), 'survey')
+  const insight = await created(api.post(`${base}/insights/`, {
+    name: `${marker} insight`, query: { kind: 'InsightVizNode', source: { kind: 'TrendsQuery', series: [{ kind: 'EventsNode', event: `${marker} event` }] } },
+  }), 'insight')
   const subscription = await created(api.post(`${base}/subscriptions/`, {
     dashboard: dashboard.id, target_type: 'email', target_value: `${marker}@example.com`, frequency: 'weekly', start_date: '2022-01-01T00:00:00', title: `${marker} subscription`,
   }), 'subscription')
@@ -57,7 +61,7 @@ export const seedEnvironment = async (w: World, api: Api, env: number, token: st
   const persons = (await api.get(`${base}/persons/?distinct_id=${distinctId}`)).body
   return {
     marker, env, token, dashboard: dashboard.id, tile: withTile.tiles[0].id, restricted: restricted.id, flag: flag.id,
-    survey: survey.id, subscription: subscription.id, person: persons.results[0].uuid, event, groupKey: `${marker}-co`,
+    survey: survey.id, insight: insight.id, subscription: subscription.id, person: persons.results[0].uuid, event, groupKey: `${marker}-co`,
   }
 }
 

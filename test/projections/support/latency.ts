@@ -12,7 +12,7 @@ import { SqliteEventLog } from '../../../src/eventlog/sqlite.js'
 import { SqliteReadStore } from '../../../src/readstore/sqlite.js'
 import { ProjectionSet } from '../../../projections/projection-set.js'
 import { ProjectionRegistry } from '../../../projections/registry.js'
-import { persons } from '../../../projections/persons.js'
+import { persons } from '../../../src/persons/projection.js'
 import { capture, event } from './captured.js'
 import { capturedProjectors } from './stores.js'
 

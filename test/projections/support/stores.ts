@@ -1,13 +1,13 @@
 import type { Test } from 'tap'
 import { SqliteEventLog } from '../../../src/eventlog/sqlite.js'
 import { SqliteReadStore } from '../../../src/readstore/sqlite.js'
-import { events } from '../../../projections/events.js'
-import { groups } from '../../../projections/groups.js'
-import { persons } from '../../../projections/persons.js'
+import { events } from '../../../src/events/projection.js'
+import { groups } from '../../../src/groups/projection.js'
+import { persons } from '../../../src/persons/projection.js'
 import { ProjectionSet } from '../../../projections/projection-set.js'
 import { ReadModels } from '../../../src/readstore/read-models.js'
 import { ProjectionRegistry } from '../../../projections/registry.js'
-import { sessions } from '../../../projections/sessions.js'
+import { sessions } from '../../../src/sessions/projection.js'
 
 export const capturedProjectors = [persons, groups, sessions, events]
 

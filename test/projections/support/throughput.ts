@@ -11,13 +11,13 @@ import type { CapturedEvent } from '../../../src/ingestion/captured-event.js'
 import { SqliteEventLog } from '../../../src/eventlog/sqlite.js'
 import { newEventId } from '../../../src/kernel/ids.js'
 import { SqliteReadStore } from '../../../src/readstore/sqlite.js'
-import { events } from '../../../projections/events.js'
-import { groups } from '../../../projections/groups.js'
-import { persons } from '../../../projections/persons.js'
+import { events } from '../../../src/events/projection.js'
+import { groups } from '../../../src/groups/projection.js'
+import { persons } from '../../../src/persons/projection.js'
 import { ProjectionSet } from '../../../projections/projection-set.js'
-import type { Projector } from '../../../projections/projector.js'
+import type { Projector } from '../../../src/readstore/projector.js'
 import { ProjectionRegistry } from '../../../projections/registry.js'
-import { sessions } from '../../../projections/sessions.js'
+import { sessions } from '../../../src/sessions/projection.js'
 
 const total = Number(process.argv[2] ?? 100_000)
 const perLogEvent = Number(process.argv[3] ?? 50)

@@ -1,0 +1,60 @@
+import type { JsonObject } from '../../eventlog/port.js'
+import { DomainError } from '../../kernel/errors.js'
+import type { ReadModels } from '../../readstore/read-models.js'
+import { notComputedResults, type InsightResultFields, type InsightResults } from '../results.js'
+import { parseQueryNode, type QueryNode } from '../schema/query-node.js'
+import { queryServiceOf } from './query-service.js'
+
+const orNull = <T>(value: unknown, test: (value: unknown) => value is T): T | null => (test(value) ? value : null)
+const isString = (value: unknown): value is string => typeof value === 'string'
+const isArray = (value: unknown): value is unknown[] => Array.isArray(value)
+const isObject = (value: unknown): value is JsonObject => value !== null && typeof value === 'object' && !Array.isArray(value)
+
+/** The query an insight runs: the source of its visualisation or table node; null when it has none the engine reads. */
+const sourceOf = (query: JsonObject | null): QueryNode | null => {
+  const source = query?.['source']
+  return isObject(source) ? parseQueryNode(source) : null
+}
+
+/**
+ * Insights' results from the query service: the insight's source query run under the read's
+ * refresh mode, with the cache's fields. A query the engine refuses, or a moment when too many
+ * queries run, gives no result and a `query_status` that says why, as PostHog's newest insight
+ * API does, so one insight never fails a dashboard.
+ */
+export const queriedInsightResults = (models: ReadModels): InsightResults => async (environment, insight, refresh) => {
+  const fallback = await notComputedResults(environment, insight, refresh)
+  let node: QueryNode | null
+  try {
+    node = sourceOf(insight.query as JsonObject | null)
+  } catch (error) {
+    return failed(fallback, error)
+  }
+  if (node === null) return fallback
+  try {
+    const { body } = await queryServiceOf(models).answer(environment, node, refresh)
+    const range = body['resolved_date_range']
+    return {
+      result: body['results'] ?? null,
+      hasMore: typeof body['hasMore'] === 'boolean' ? body['hasMore'] : null,
+      columns: orNull(body['columns'], isArray),
+      types: orNull(body['types'], isArray),
+      hogql: null,
+      last_refresh: orNull(body['last_refresh'], isString),
+      cache_target_age: orNull(body['cache_target_age'], isString),
+      next_allowed_client_refresh: orNull(body['next_allowed_client_refresh'], isString),
+      is_cached: body['is_cached'] === true,
+      query_status: orNull(body['query_status'], isObject),
+      timezone: typeof body['timezone'] === 'string' ? body['timezone'] : fallback.timezone,
+      resolved_date_range: isObject(range) ? range as InsightResultFields['resolved_date_range'] : null,
+      filters_hash: typeof body['cache_key'] === 'string' ? body['cache_key'] : fallback.filters_hash,
+    }
+  } catch (error) {
+    return failed(fallback, error)
+  }
+}
+
+const failed = (fallback: InsightResultFields, error: unknown): InsightResultFields => {
+  if (!(error instanceof DomainError)) throw error
+  return { ...fallback, query_status: { error: true, complete: true, error_message: error.message, query_async: false } }
+}

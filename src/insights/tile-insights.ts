@@ -1,0 +1,49 @@
+import { basicUsers } from '../accounts/user-lookup.js'
+import { tileInsight } from '../dashboards/events.js'
+import { NO_TILE_INSIGHTS, tileInsightIds, type TileInsight, type TileInsights } from '../dashboards/serialize.js'
+import type { Dashboard } from '../dashboards/state.js'
+import type { Environment } from '../readstore/environment.js'
+import type { ReadModels } from '../readstore/read-models.js'
+import { underDashboardFilters } from './dashboard-filters.js'
+import type { InsightDocument } from './document.js'
+import type { InsightResults, RefreshMode } from './results.js'
+import { insightJson, sharedInsightJson } from './serialize.js'
+import { tilesByInsight } from './tiles.js'
+
+interface TileDeps {
+  readonly models: ReadModels
+  readonly insightResults: InsightResults
+}
+
+/**
+ * The insights a dashboard's tiles show, by tile id: each live insight in the full shape (or,
+ * for a shared view, the public one), with its results under `refresh`, which also give the
+ * tile's `last_refresh` and `is_cached`. Tiles of deleted or missing insights get none.
+ */
+export const tileInsights = async (
+  deps: TileDeps, environment: Environment, dashboard: Dashboard, refresh: RefreshMode, view: 'full' | 'shared' = 'full',
+): Promise<TileInsights> => {
+  const ids = [...new Set(tileInsightIds(dashboard))]
+  if (ids.length === 0) return NO_TILE_INSIGHTS
+  const insights = new Map<number, InsightDocument>()
+  for (const id of ids) {
+    const insight = await deps.models.get('insights', String(id))
+    if (insight && !insight.deleted && insight.environment_id === dashboard.environment_id) insights.set(id, insight)
+  }
+  const [tiles, users] = await Promise.all([
+    view === 'full' ? tilesByInsight(deps.models, environment.id) : new Map(),
+    view === 'full' ? basicUsers(deps.models, [...insights.values()].flatMap((i) => [i.created_by, i.last_modified_by])) : new Map(),
+  ])
+  const shown = new Map<number, TileInsight>()
+  for (const tile of dashboard.tiles) {
+    const id = tileInsight(tile)
+    const insight = id === null ? undefined : insights.get(id)
+    if (tile.deleted || insight === undefined) continue
+    // The dashboard's filters change the query the tile runs, so its results have a cache key of their own.
+    const shownInsight = underDashboardFilters(insight, dashboard.filters)
+    const results = await deps.insightResults(environment, shownInsight, refresh)
+    const json = view === 'full' ? insightJson(shownInsight, tiles.get(insight.id) ?? [], results, users) : sharedInsightJson(shownInsight, results)
+    shown.set(tile.id, { insight: json, last_refresh: results.last_refresh, is_cached: results.is_cached })
+  }
+  return shown
+}
