@@ -3,7 +3,8 @@ import { createServer } from 'node:net'
 import { fileURLToPath } from 'node:url'
 import { runOn } from './pinning.js'
 
-export const MAIN = fileURLToPath(new URL('../src/main.js', import.meta.url))
+/** Hedgelog's CLI: this build's, or another build's named by `BENCH_MAIN` (`bench/compare-builds.ts`). */
+export const MAIN = process.env['BENCH_MAIN'] ?? fileURLToPath(new URL('../src/main.js', import.meta.url))
 export const BARE = fileURLToPath(new URL('./bare-server.js', import.meta.url))
 
 /**

@@ -7,6 +7,7 @@ import { environmentOf, methodNotAllowed } from '../http/environment-scope.js'
 import { NotFound, PermissionDenied } from '../kernel/errors.js'
 import { randomUuid } from '../kernel/ids.js'
 import { canEdit } from './permissions.js'
+import { CollaboratorListResponse, CollaboratorResponse } from './schemas.js'
 import { collaboratorJson } from './serialize.js'
 import { dashboardCommand, liveDashboard, type DashboardDeps } from './service.js'
 import type { Collaborator } from './events.js'
@@ -40,13 +41,17 @@ export const collaboratorRoutes: FastifyPluginAsync<DashboardDeps> = async (app,
     return actor
   }
 
-  app.get<{ Params: Params }>('/dashboards/:dashboard_id/collaborators/', { schema: { params: Params }, config: { scopes: ['dashboard:read'] } }, async (request) => {
+  app.get<{ Params: Params }>('/dashboards/:dashboard_id/collaborators/', {
+    schema: { params: Params, response: { 200: CollaboratorListResponse } }, config: { scopes: ['dashboard:read'] },
+  }, async (request) => {
     const dashboard = await dashboardOf(request, request.params.dashboard_id)
     const users = await basicUsers(models, dashboard.collaborators.map((c) => c.user_uuid))
     return dashboard.collaborators.map((c) => collaboratorJson(dashboard, c, users))
   })
 
-  app.post<{ Params: Params }>('/dashboards/:dashboard_id/collaborators/', { schema: { params: Params }, config: { scopes: ['dashboard:write'] } }, async (request, reply) => {
+  app.post<{ Params: Params }>('/dashboards/:dashboard_id/collaborators/', {
+    schema: { params: Params, response: { 201: CollaboratorResponse } }, config: { scopes: ['dashboard:write'] },
+  }, async (request, reply) => {
     const dashboard = await dashboardOf(request, request.params.dashboard_id)
     const actor = editableBy(dashboard, request)
     const body = parseBody(addBody, request.body)

@@ -1,5 +1,7 @@
 import { z } from 'zod'
+import { BasicUserResponse } from '../accounts/users.js'
 import { drfBoolean, drfInteger, drfRefusal } from '../http/drf.js'
+import { paginatedResponse } from '../http/pagination.js'
 import { type JsonObject, isJsonObject } from '../eventlog/port.js'
 import {
   MAX_COLOR_LENGTH, MAX_DESCRIPTION_LENGTH, MAX_FILTERS_BYTES, MAX_LAYOUTS_BYTES, MAX_NAME_LENGTH, MAX_TEXT_BODY_LENGTH, MAX_TILES,
@@ -64,3 +66,95 @@ export const dashboardParams = z.object({ project_id: z.string(), id: z.string()
 /** Tags are trimmed and lower-cased, without duplicates or blanks. */
 export const normaliseTags = (tags: readonly string[]): string[] =>
   [...new Set(tags.map((tag) => tag.trim().toLowerCase()).filter((tag) => tag !== ''))].sort()
+
+const TextCardResponse = z.object({
+  id: z.number(),
+  body: z.string(),
+  created_by: BasicUserResponse.nullable(),
+  last_modified_at: z.string(),
+  last_modified_by: BasicUserResponse.nullable(),
+  team: z.number(),
+})
+
+/** A tile as PostHog answers it: a text card, or an insight as the insights API shows it. */
+export const TileResponse = z.object({
+  id: z.number(),
+  dashboard_id: z.number(),
+  insight: z.unknown(),
+  text: TextCardResponse.nullable(),
+  color: z.string().nullable(),
+  layouts: z.unknown(),
+  show_description: z.boolean().nullable(),
+  transparent_background: z.boolean().nullable(),
+  order: z.number(),
+  last_refresh: z.string().nullable(),
+  is_cached: z.boolean(),
+}).meta({ kept: true })
+
+/** The list item: no tiles, no filters. */
+export const DashboardBasicResponse = z.object({
+  id: z.number(),
+  name: z.string().nullable(),
+  description: z.string(),
+  pinned: z.boolean(),
+  created_at: z.string(),
+  created_by: BasicUserResponse.nullable(),
+  last_accessed_at: z.null(),
+  is_shared: z.boolean(),
+  deleted: z.boolean(),
+  creation_mode: z.string(),
+  tags: z.array(z.string()),
+  restriction_level: z.number(),
+  effective_restriction_level: z.number(),
+  effective_privilege_level: z.number(),
+  user_access_level: z.enum(['editor', 'viewer']),
+  access_control_version: z.enum(['v1', 'v2']),
+  team_id: z.number(),
+})
+
+export const DashboardListResponse = paginatedResponse(DashboardBasicResponse)
+
+export const DashboardDetailResponse = DashboardBasicResponse.extend({
+  filters: z.unknown(),
+  variables: z.unknown(),
+  tiles: z.array(TileResponse),
+}).meta({ kept: true })
+
+/** A shared dashboard's public fields. */
+export const SharedDashboardResponse = z.object({
+  id: z.number(),
+  name: z.string().nullable(),
+  description: z.string(),
+  created_at: z.string(),
+  filters: z.unknown(),
+  variables: z.unknown(),
+  tags: z.array(z.string()),
+  tiles: z.array(TileResponse),
+  effective_restriction_level: z.number(),
+  effective_privilege_level: z.number(),
+})
+
+/** What `/shared/{token}` shows: a shared dashboard, or a shared insight as the insights resource writes it. */
+export const SharedViewResponse = z.object({
+  dashboard: SharedDashboardResponse.optional(),
+  insight: z.unknown().optional(),
+})
+
+export const CollaboratorResponse = z.object({
+  id: z.string(),
+  dashboard_id: z.number(),
+  user: BasicUserResponse.nullable(),
+  level: z.number(),
+  added_at: z.string(),
+  updated_at: z.string(),
+  user_uuid: z.string(),
+})
+
+/** A dashboard's collaborators: a plain array, as PostHog answers it. */
+export const CollaboratorListResponse = z.array(CollaboratorResponse)
+
+export const SharingResponse = z.object({
+  created_at: z.string().nullable(),
+  enabled: z.boolean(),
+  access_token: z.string(),
+})

@@ -1,14 +1,19 @@
+import type { z } from 'zod'
 import { apiTime } from '../http/timestamps.js'
-import type { BasicUser } from '../accounts/user-lookup.js'
+import type { BasicUser } from '../accounts/users.js'
+import { KeptShapes } from '../kernel/kept-shapes.js'
 import { tileInsight, type Tile } from './events.js'
 import { canEdit, effectivePrivilegeLevel, effectiveRestrictionLevel, type Actor } from './permissions.js'
+import type {
+  CollaboratorResponse, DashboardBasicResponse, DashboardDetailResponse, SharedDashboardResponse, SharingResponse, TileResponse,
+} from './schemas.js'
 import type { Dashboard } from './state.js'
 
 type Users = ReadonlyMap<string, BasicUser>
 
-/** What an insight tile shows: its insight as the insights API writes it (JSON text), and the tile's refresh state. */
+/** What an insight tile shows: its insight as the insights API shows it, and the tile's refresh state. */
 export interface TileInsight {
-  readonly text: string
+  readonly insight: object
   readonly last_refresh: string | null
   readonly is_cached: boolean
 }
@@ -30,17 +35,23 @@ export const usersMentioned = (dashboard: Dashboard): string[] => {
   return users
 }
 
-const tileJson = (dashboard: Dashboard, tile: Tile, order: number, users: Users, insight: TileInsight | undefined) => ({
+const mentioned = (users: Users, uuid: string | null | undefined): BasicUser | null => (uuid ? users.get(uuid) ?? null : null)
+
+type TileShape = z.input<typeof TileResponse>
+/** What a tile's shape shows besides the tile: its dashboard's id and environment, its place, and its card's users. */
+type TilePlace = [dashboardId: number, environmentId: number, order: number, createdBy: BasicUser | null, modifiedBy: BasicUser | null]
+
+const tileShape = (tile: Tile, [dashboardId, environmentId, order, createdBy, modifiedBy]: TilePlace, insight?: TileInsight): TileShape => ({
   id: tile.id,
-  dashboard_id: dashboard.id,
-  insight: insight ? JSON.parse(insight.text) as unknown : null,
+  dashboard_id: dashboardId,
+  insight: insight?.insight ?? null,
   text: tile.text && {
     id: tile.text.id,
     body: tile.text.body,
-    created_by: tile.text.created_by ? users.get(tile.text.created_by) ?? null : null,
+    created_by: createdBy,
     last_modified_at: apiTime(tile.text.last_modified_at),
-    last_modified_by: tile.text.last_modified_by ? users.get(tile.text.last_modified_by) ?? null : null,
-    team: dashboard.environment_id,
+    last_modified_by: modifiedBy,
+    team: environmentId,
   },
   color: tile.color,
   layouts: tile.layouts,
@@ -50,6 +61,17 @@ const tileJson = (dashboard: Dashboard, tile: Tile, order: number, users: Users,
   last_refresh: insight?.last_refresh ?? null,
   is_cached: insight?.is_cached ?? false,
 })
+
+const tiles = new KeptShapes<Tile, TilePlace, TileShape>()
+
+/**
+ * A tile's shape. A text card's is built once per kept tile while its place and its users stay
+ * the same; an insight tile's shows results read for this request, so it is built every time.
+ */
+const tileJson = (dashboard: Dashboard, tile: Tile, order: number, users: Users, insight: TileInsight | undefined): TileShape => {
+  const place: TilePlace = [dashboard.id, dashboard.environment_id, order, mentioned(users, tile.text?.created_by), mentioned(users, tile.text?.last_modified_by)]
+  return insight === undefined ? tiles.shape(tile, place, tileShape) : tileShape(tile, place, insight)
+}
 
 /** Live tiles: text cards, and insight tiles whose insight is live. */
 export const visibleTiles = (dashboard: Dashboard, insights: TileInsights = NO_TILE_INSIGHTS): Tile[] => {
@@ -75,7 +97,7 @@ export type DashboardSummary = Pick<Dashboard,
   | 'restriction_level' | 'environment_id' | 'collaborators'> & { sharing: Pick<Dashboard['sharing'], 'enabled'> }
 
 /** The list item shape: no tiles, no filters. */
-export const dashboardBasic = (dashboard: DashboardSummary, actor: Actor, users: Users) => ({
+export const dashboardBasic = (dashboard: DashboardSummary, actor: Actor, users: Users): z.input<typeof DashboardBasicResponse> => ({
   id: dashboard.id,
   name: dashboard.name,
   description: dashboard.description,
@@ -95,15 +117,32 @@ export const dashboardBasic = (dashboard: DashboardSummary, actor: Actor, users:
   team_id: dashboard.environment_id,
 })
 
-export const dashboardDetail = (dashboard: Dashboard, actor: Actor, users: Users, insights: TileInsights = NO_TILE_INSIGHTS) => ({
+type DetailShape = z.input<typeof DashboardDetailResponse>
+
+const detailShape = (dashboard: Dashboard, actor: Actor, users: Users, insights: TileInsights): DetailShape => ({
   ...dashboardBasic(dashboard, actor, users),
   filters: dashboard.filters,
   variables: dashboard.variables,
   tiles: visibleTiles(dashboard, insights).map((tile, order) => tileJson(dashboard, tile, order, users, insights.get(tile.id))),
 })
 
+const details = new KeptShapes<Dashboard, unknown[], DetailShape>()
+
+/**
+ * The detail shape. Without insight tiles it is built once per kept dashboard for each caller's
+ * levels and the users it mentions as they are now; with them it shows results read for this
+ * request, and is built every time.
+ */
+export const dashboardDetail = (dashboard: Dashboard, actor: Actor, users: Users, insights: TileInsights = NO_TILE_INSIGHTS): DetailShape => {
+  if (insights.size > 0) return detailShape(dashboard, actor, users, insights)
+  const inputs = [effectivePrivilegeLevel(dashboard, actor), canEdit(dashboard, actor), ...usersMentioned(dashboard).map((uuid) => users.get(uuid))]
+  return details.shape(dashboard, inputs, () => detailShape(dashboard, actor, users, NO_TILE_INSIGHTS))
+}
+
 /** What `/shared/{token}` shows: the dashboard's public fields, as PostHog's public view reports levels. */
-export const sharedDashboard = (dashboard: Dashboard, users: Users, insights: TileInsights = NO_TILE_INSIGHTS) => ({
+export const sharedDashboard = (
+  dashboard: Dashboard, users: Users, insights: TileInsights = NO_TILE_INSIGHTS,
+): z.input<typeof SharedDashboardResponse> => ({
   id: dashboard.id,
   name: dashboard.name,
   description: dashboard.description,
@@ -116,7 +155,7 @@ export const sharedDashboard = (dashboard: Dashboard, users: Users, insights: Ti
   effective_privilege_level: 21,
 })
 
-export const collaboratorJson = (dashboard: Dashboard, collaborator: Dashboard['collaborators'][number], users: Users) => ({
+export const collaboratorJson = (dashboard: Dashboard, collaborator: Dashboard['collaborators'][number], users: Users): z.input<typeof CollaboratorResponse> => ({
   id: collaborator.id,
   dashboard_id: dashboard.id,
   user: users.get(collaborator.user_uuid) ?? null,
@@ -126,7 +165,7 @@ export const collaboratorJson = (dashboard: Dashboard, collaborator: Dashboard['
   user_uuid: collaborator.user_uuid,
 })
 
-export const sharingJson = (dashboard: Dashboard) => ({
+export const sharingJson = (dashboard: Dashboard): z.input<typeof SharingResponse> => ({
   created_at: apiTime(dashboard.sharing.created_at),
   enabled: dashboard.sharing.enabled,
   access_token: dashboard.sharing.access_token,

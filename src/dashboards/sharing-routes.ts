@@ -5,6 +5,7 @@ import { actorOf, commandContext } from '../http/command-context.js'
 import { drfBoolean, parseBody } from '../http/drf.js'
 import { environmentOf } from '../http/environment-scope.js'
 import { NotFound } from '../kernel/errors.js'
+import { SharedViewResponse, SharingResponse } from './schemas.js'
 import { sharedDashboard, sharingJson, usersMentioned } from './serialize.js'
 import { dashboardCommand, liveDashboard, type DashboardDeps, type DashboardRouteDeps } from './service.js'
 import { tileInsights } from '../insights/tile-insights.js'
@@ -15,16 +16,21 @@ const sharingBody = z.object({ enabled: drfBoolean })
 const Params = z.object({ project_id: z.string(), dashboard_id: z.string() })
 type Params = z.infer<typeof Params>
 const TokenParams = z.object({ token: z.string() })
+const SHARING = { 200: SharingResponse }
 
 /** A dashboard's sharing configuration; its token is fixed when the dashboard is created. */
 export const sharingRoutes: FastifyPluginAsync<DashboardDeps> = async (app, deps) => {
   const { models } = deps
-  app.get<{ Params: Params }>('/dashboards/:dashboard_id/sharing/', { schema: { params: Params }, config: { scopes: ['sharing_configuration:read'] } }, async (request) => {
+  app.get<{ Params: Params }>('/dashboards/:dashboard_id/sharing/', {
+    schema: { params: Params, response: SHARING }, config: { scopes: ['sharing_configuration:read'] },
+  }, async (request) => {
     const environment = await environmentOf(request, models)
     return sharingJson(await liveDashboard(models, environment, request.params.dashboard_id))
   })
 
-  app.patch<{ Params: Params }>('/dashboards/:dashboard_id/sharing/', { schema: { params: Params }, config: { scopes: ['sharing_configuration:write'] } }, async (request) => {
+  app.patch<{ Params: Params }>('/dashboards/:dashboard_id/sharing/', {
+    schema: { params: Params, response: SHARING }, config: { scopes: ['sharing_configuration:write'] },
+  }, async (request) => {
     const environment = await environmentOf(request, models)
     const dashboard = await liveDashboard(models, environment, request.params.dashboard_id)
     const body = parseBody(sharingBody, request.body)
@@ -55,6 +61,6 @@ export const sharedViewRoutes: FastifyPluginAsync<DashboardRouteDeps> = async (a
     return { dashboard: sharedDashboard(dashboard, await basicUsers(models, usersMentioned(dashboard)), insights) }
   }
   for (const path of ['/shared/:token', '/shared_dashboard/:token', '/embedded/:token']) {
-    app.get<{ Params: { token: string } }>(path, { schema: { params: TokenParams } }, async (request) => view(request.params.token))
+    app.get<{ Params: { token: string } }>(path, { schema: { params: TokenParams, response: { 200: SharedViewResponse } } }, async (request) => view(request.params.token))
   }
 }

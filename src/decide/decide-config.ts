@@ -20,8 +20,6 @@ export interface DecideSettings {
   readonly flags_persistence_default?: boolean | null
 }
 
-export type DecideConfig = Readonly<Record<string, unknown>>
-
 const linkedFlag = (flag: DecideSettings['session_recording_linked_flag']): unknown => {
   if (!flag?.key) return null
   return flag.variant ? { flag: flag.key, variant: flag.variant } : flag.key
@@ -58,7 +56,7 @@ const capturePerformance = (settings: DecideSettings): unknown =>
  * The configuration keys of a decide response (everything but the flags), in PostHog's
  * self-hosted shape. `supportedCompression` lists every body encoding capture accepts.
  */
-export const decideConfig = (settings: DecideSettings = {}): DecideConfig => ({
+export const decideConfig = (settings: DecideSettings = {}) => ({
   config: { enable_collect_everything: true },
   toolbarParams: {},
   isAuthenticated: false,
@@ -75,3 +73,5 @@ export const decideConfig = (settings: DecideSettings = {}): DecideConfig => ({
   defaultIdentifiedOnly: true,
   siteApps: [],
 })
+
+export type DecideConfig = Readonly<ReturnType<typeof decideConfig>>

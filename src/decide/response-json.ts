@@ -1,16 +1,23 @@
 import { boundedCache } from '../kernel/bounded-cache.js'
 import type { DecideConfig } from './decide-config.js'
-import { decideBody, type DecideBodyOptions, type DecideRouting } from './responses.js'
+import type { DecideRouting } from './responses.js'
 import type { EvaluationResult, FlagEvaluation } from './results.js'
 
-/** The keys a body sets after the configuration's; a configuration holding one of them would keep its place. */
-const BODY_KEYS = new Set(['featureFlags', 'featureFlagPayloads', 'flags', 'errorsWhileComputingFlags', 'requestId', 'quotaLimited'])
+export interface DecideBodyOptions {
+  /** The configuration keys (see `decideConfig`); left out when absent or not included. */
+  readonly config?: DecideConfig | null
+  /** A fresh UUID per request. */
+  readonly requestId: string
+  /** `["feature_flags"]` and/or `["recordings"]` when the environment is over quota. */
+  readonly quotaLimited?: readonly string[] | null
+}
 
 const MAX_ARRAY_INDEX = 4294967294
 
 /**
- * Whether an object key is an array index, which `JSON.stringify` (as every property enumeration)
- * puts before the other keys, in ascending order, whatever the insertion order.
+ * Whether an object key is an array index, which a JSON object written from a JavaScript object
+ * (as PostHog's clients have always received these maps) has before the other keys, in ascending
+ * order, whatever the insertion order.
  */
 const isArrayIndex = (key: string): boolean => {
   const first = key.charCodeAt(0)
@@ -18,23 +25,20 @@ const isArrayIndex = (key: string): boolean => {
   return /^(?:0|[1-9][0-9]*)$/.test(key) && Number(key) <= MAX_ARRAY_INDEX
 }
 
-/** A configuration's members as JSON text followed by a comma ('' when it has none), or null when it cannot lead a body. */
-const configMembers = new WeakMap<DecideConfig, string | null>()
+/** A configuration's members as JSON text followed by a comma, written once per configuration. */
+const configMembers = new WeakMap<DecideConfig, string>()
 
-const membersOf = (config: DecideConfig | null | undefined): string | null => {
+const membersOf = (config: DecideConfig | null | undefined): string => {
   if (!config) return ''
   let members = configMembers.get(config)
   if (members === undefined) {
-    const keys = Object.keys(config)
-    const plain = keys.every((key) => !BODY_KEYS.has(key) && !isArrayIndex(key))
-    const text = JSON.stringify(config)
-    members = !plain ? null : text === '{}' ? '' : `${text.slice(1, -1)},`
+    members = `${JSON.stringify(config).slice(1, -1)},`
     configMembers.set(config, members)
   }
   return members
 }
 
-/** Flags in the order their keys enumerate in an object: array indices first, ascending, then the rest as given. */
+/** Flags in the order their keys have in a map: array indices first, ascending, then the rest as given. */
 const inKeyOrder = (flags: readonly FlagEvaluation[]): readonly FlagEvaluation[] => {
   let indexed: FlagEvaluation[] | null = null
   for (const flag of flags) if (isArrayIndex(flag.key)) (indexed ??= []).push(flag)
@@ -79,15 +83,37 @@ const payloadMember = (texts: KeyTexts, payload: string): string => {
 
 const numberText = (value: number | null): string => (value === null || !Number.isFinite(value) ? 'null' : String(value))
 
+/** Decide v1: `featureFlags` lists the enabled flags' keys, in evaluation order. */
+const v1Members = (flags: readonly FlagEvaluation[]): string => {
+  let keys = ''
+  for (const flag of flags) if (flag.value !== false) keys = keys === '' ? textsOf(flag.key).key : `${keys},${textsOf(flag.key).key}`
+  return `"featureFlags":[${keys}]`
+}
+
+/** A map member of a flag's value: `true`, `false` or its variant. */
+const valueMember = (texts: KeyTexts, value: FlagEvaluation['value']): string =>
+  value === true ? texts.on : value === false ? texts.off : `${texts.key}:${json(value)}`
+
+/** Decide v2: `featureFlags` maps enabled flags only to `true` or their variant. */
+const v2Members = (flags: readonly FlagEvaluation[]): string => {
+  let featureFlags = ''
+  for (const flag of flags) {
+    if (flag.value === false) continue
+    const member = valueMember(textsOf(flag.key), flag.value)
+    featureFlags = featureFlags === '' ? member : `${featureFlags},${member}`
+  }
+  return `"featureFlags":{${featureFlags}}`
+}
+
+/** Decide v3 (and /flags v1): every evaluated flag, and the payloads of matched flags. */
 const v3Members = (flags: readonly FlagEvaluation[]): string => {
   let featureFlags = ''
   let payloads = ''
   for (const flag of flags) {
     const texts = textsOf(flag.key)
-    const { value } = flag
-    const member = value === true ? texts.on : value === false ? texts.off : `${texts.key}:${json(value)}`
+    const member = valueMember(texts, flag.value)
     featureFlags = featureFlags === '' ? member : `${featureFlags},${member}`
-    if (value !== false && flag.payload !== null) {
+    if (flag.value !== false && flag.payload !== null) {
       const written = payloadMember(texts, flag.payload)
       payloads = payloads === '' ? written : `${payloads},${written}`
     }
@@ -103,6 +129,7 @@ const detailText = (flag: FlagEvaluation, key: string): string => {
     + `"metadata":{"id":${numberText(flag.id)},"version":${numberText(flag.version)},"description":null,"payload":${payload}}}`
 }
 
+/** Decide v4 and /flags v2: a `flags` map of detailed results (value, reason and metadata). */
 const detailedMembers = (flags: readonly FlagEvaluation[]): string => {
   let text = ''
   for (const flag of flags) {
@@ -112,21 +139,24 @@ const detailedMembers = (flags: readonly FlagEvaluation[]): string => {
   return `"flags":{${text}}`
 }
 
+/** What v3 and the detailed format write after the flags: the errors flag, the request id, quota limits. */
 const closingMembers = (result: EvaluationResult, options: DecideBodyOptions): string => {
   const quota = options.quotaLimited && options.quotaLimited.length > 0 ? `,"quotaLimited":${json(options.quotaLimited)}` : ''
-  return `"errorsWhileComputingFlags":${result.errorsWhileComputingFlags},"requestId":${json(options.requestId)}${quota}`
+  return `,"errorsWhileComputingFlags":${result.errorsWhileComputingFlags},"requestId":${json(options.requestId)}${quota}`
 }
 
 /**
- * The JSON text of {@link decideBody}, byte for byte, written directly for the v3 and detailed
- * formats rather than through objects whose keys are flag keys. Flag keys are unique in
- * `result`, as `evaluateFlags` reports them.
+ * A decide body as JSON text, written directly rather than through objects whose keys are flag
+ * keys (building such an object costs more than writing the whole body this way): the
+ * configuration's keys when the route includes them, then the routed format's members. Flag keys
+ * are unique in `result`, as `evaluateFlags` reports them.
  */
-export const decideBodyJson = (routing: DecideRouting, result: EvaluationResult, options: DecideBodyOptions): string => {
-  const config = routing.includeConfig ? (options.config ?? null) : null
-  const members = routing.format === 'v3' || routing.format === 'detailed' ? membersOf(config) : null
-  if (members === null) return JSON.stringify(decideBody(routing, result, options))
-  const flags = inKeyOrder(result.flags)
-  const flagMembers = routing.format === 'v3' ? v3Members(flags) : detailedMembers(flags)
-  return `{${members}${flagMembers},${closingMembers(result, options)}}`
+export const decideBody = (routing: DecideRouting, result: EvaluationResult, options: DecideBodyOptions): string => {
+  const config = membersOf(routing.includeConfig ? options.config : null)
+  switch (routing.format) {
+    case 'v1': return `{${config}${v1Members(result.flags)}}`
+    case 'v2': return `{${config}${v2Members(inKeyOrder(result.flags))}}`
+    case 'v3': return `{${config}${v3Members(inKeyOrder(result.flags))}${closingMembers(result, options)}}`
+    case 'detailed': return `{${config}${detailedMembers(inKeyOrder(result.flags))}${closingMembers(result, options)}}`
+  }
 }

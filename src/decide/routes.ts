@@ -20,7 +20,7 @@ import { createGeoip, type Geoip } from './geoip.js'
 import type { Properties } from './match-context.js'
 import { readDecideRequest, type DecideRequest } from './request.js'
 import { decideVersion } from './responses.js'
-import { decideBodyJson } from './response-json.js'
+import { decideBody } from './response-json.js'
 import { emptyEvaluation, type EvaluationResult } from './results.js'
 
 export interface DecideDeps {
@@ -135,7 +135,7 @@ export const decideRoutes: FastifyPluginAsync<DecideDeps> = async (app, deps) =>
       if (asked.distinctId === null) throw refuse(400, 'validation_error', 'missing_distinct_id', 'Decide requires a distinct_id.')
       result = await evaluate(request, environmentId, { ...asked, distinctId: asked.distinctId })
     }
-    const body = decideBodyJson(routing, result, { config: routing.includeConfig ? await configOf(environmentId) : null, requestId: randomUuid() })
+    const body = decideBody(routing, result, { config: routing.includeConfig ? await configOf(environmentId) : null, requestId: randomUuid() })
     return reply.header('content-type', JSON_TYPE).send(body)
   }
 

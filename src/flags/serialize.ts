@@ -1,5 +1,5 @@
 import { apiTime } from '../http/timestamps.js'
-import type { BasicUser } from '../accounts/user-lookup.js'
+import type { BasicUser } from '../accounts/users.js'
 import type { FeatureFlag } from './state.js'
 
 type Group = { properties?: unknown[] | null }

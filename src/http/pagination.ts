@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify'
-import { JsonObjectText } from '../kernel/json-text.js'
+import { z } from 'zod'
 import { boundedCache } from '../kernel/bounded-cache.js'
 
 export const DEFAULT_PAGE_SIZE = 100
@@ -67,6 +67,14 @@ export interface Paginated<T> {
   results: T[]
 }
 
+/** The schema of the limit/offset envelope around items of `item`; made once per resource, as each schema is compiled once. */
+export const paginatedResponse = <T extends z.ZodType>(item: T) => z.object({
+  count: z.number(),
+  next: z.string().nullable(),
+  previous: z.string().nullable(),
+  results: z.array(item),
+})
+
 /** The limit/offset envelope with absolute `next` and `previous` links. */
 export const paginated = <T>(request: FastifyRequest, page: Page, count: number, results: T[]): Paginated<T> => {
   const { limit, offset } = page
@@ -81,10 +89,4 @@ export const paginated = <T>(request: FastifyRequest, page: Page, count: number,
     : offset - limit <= 0 ? withQuery(url, { limit, offset: null })
       : withQuery(url, { limit, offset: offset - limit })
   return { count, next, previous, results }
-}
-
-/** The envelope `paginated` builds, as JSON text, around results that are JSON text already. */
-export const paginatedText = (request: FastifyRequest, page: Page, count: number, results: readonly string[]): string => {
-  const { next, previous } = paginated(request, page, count, [])
-  return new JsonObjectText().add('count', count).add('next', next).add('previous', previous).items('results', results).end()
 }

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyTypeProvider } from 'fastify'
 import { z } from 'zod'
+import { jsonWriter } from './json-writer.js'
 
 /** Lets routes declare zod schemas and get typed `params`, `query` and `body`. */
 export interface ZodTypeProvider extends FastifyTypeProvider {
@@ -9,14 +10,15 @@ export interface ZodTypeProvider extends FastifyTypeProvider {
 
 /**
  * Validation runs the zod schema; a failure reaches the error handler as the ZodError itself,
- * with fastify's `validationContext` telling which part of the request it concerns.
+ * with fastify's `validationContext` telling which part of the request it concerns. A response
+ * schema is written by its compiled writer (`jsonWriter`); an answer without one by `JSON.stringify`.
  */
 export const useZod = (app: FastifyInstance): void => {
   app.setValidatorCompiler<z.ZodType>(({ schema }) => (data) => {
     const result = schema.safeParse(data)
     return result.success ? { value: result.data } : { error: result.error }
   })
-  app.setSerializerCompiler(() => (data) => JSON.stringify(data))
+  app.setSerializerCompiler<z.ZodType>(({ schema }) => jsonWriter(schema))
 }
 
 /**

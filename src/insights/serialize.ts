@@ -1,4 +1,4 @@
-import type { BasicUser } from '../accounts/user-lookup.js'
+import type { BasicUser } from '../accounts/users.js'
 import type { JsonObject } from '../eventlog/port.js'
 import { apiTime } from '../http/timestamps.js'
 import type { InsightResultFields } from './results.js'

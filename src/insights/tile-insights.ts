@@ -43,7 +43,7 @@ export const tileInsights = async (
     const shownInsight = underDashboardFilters(insight, dashboard.filters)
     const results = await deps.insightResults(environment, shownInsight, refresh)
     const json = view === 'full' ? insightJson(shownInsight, tiles.get(insight.id) ?? [], results, users) : sharedInsightJson(shownInsight, results)
-    shown.set(tile.id, { text: JSON.stringify(json), last_refresh: results.last_refresh, is_cached: results.is_cached })
+    shown.set(tile.id, { insight: json, last_refresh: results.last_refresh, is_cached: results.is_cached })
   }
   return shown
 }

@@ -1,5 +1,5 @@
 import type { JsonObject } from '../eventlog/port.js'
-import type { BasicUser } from '../accounts/user-lookup.js'
+import type { BasicUser } from '../accounts/users.js'
 import { apiTime } from '../http/timestamps.js'
 
 /** PostHog's invite object; `is_expired` is worked out at `now`. */

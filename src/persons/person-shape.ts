@@ -1,6 +1,9 @@
-import type { JsonObject } from '../eventlog/port.js'
-import type { PersonRecord } from './records.js'
+import { z } from 'zod'
 import { apiTime } from '../http/timestamps.js'
+import { paginatedResponse } from '../http/pagination.js'
+import { KeptShapes } from '../kernel/kept-shapes.js'
+import { distinctIdsFrom } from './read.js'
+import type { DistinctIdPage, PersonRecord } from './records.js'
 
 /** Distinct ids that look generated (UUID-like: five dash-separated groups) count as anonymous. */
 const ANONYMOUS_ID = /^([a-z0-9]+-){4}[a-z0-9]+$/
@@ -24,8 +27,22 @@ const personName = (person: PersonRecord, listed: readonly string[]): unknown =>
   return listed[0] ?? String(person.id)
 }
 
-/** PostHog's person as its persons API returns it, with its distinct ids in stored order. */
-export const personShape = (person: PersonRecord, distinctIds: readonly string[]): JsonObject => {
+/** PostHog's person as its persons API returns it. */
+export const PersonResponse = z.object({
+  id: z.number(),
+  name: z.unknown(),
+  distinct_ids: z.array(z.string()),
+  properties: z.unknown(),
+  created_at: z.string(),
+  uuid: z.string(),
+  is_identified: z.boolean(),
+}).meta({ kept: true })
+type PersonShape = z.input<typeof PersonResponse>
+
+export const PersonListResponse = paginatedResponse(PersonResponse)
+
+/** A person with its distinct ids in stored order. */
+export const personShape = (person: PersonRecord, distinctIds: readonly string[]): PersonShape => {
   const listed = listedDistinctIds(distinctIds)
   return {
     id: person.id,
@@ -37,3 +54,11 @@ export const personShape = (person: PersonRecord, distinctIds: readonly string[]
     is_identified: person.is_identified,
   }
 }
+
+type Pages = readonly (DistinctIdPage | null)[]
+
+const shapes = new KeptShapes<PersonRecord, Pages, PersonShape>()
+const withPages = (person: PersonRecord, pages: Pages): PersonShape => personShape(person, distinctIdsFrom(person, pages))
+
+/** A person's shape, its ids from the person and the `pages` read for it, built once per kept person and pages. */
+export const personShapeOf = (person: PersonRecord, pages: Pages): PersonShape => shapes.shape(person, pages, withPages)

@@ -1,13 +1,11 @@
 import type { FastifyPluginAsync } from 'fastify'
 import type { ReadModels } from '../readstore/read-models.js'
 import { environmentOf } from '../http/environment-scope.js'
-import { sendJsonText } from '../http/json-reply.js'
-import { pageOf, paginatedText } from '../http/pagination.js'
+import { pageOf, paginated } from '../http/pagination.js'
 import { queryOf, ScopedIdParams, ScopedParams, type ZodTypeProvider } from '../http/zod.js'
 import { NotFound, ValidationFailed } from '../kernel/errors.js'
-import { personShape } from './person-shape.js'
-import { personText } from './person-text.js'
-import { distinctIdPagesOf, distinctIdsFrom, personForDistinctId } from './read.js'
+import { PersonListResponse, PersonResponse, personShapeOf } from './person-shape.js'
+import { distinctIdPagesOf, personForDistinctId } from './read.js'
 import { personKey, type PersonRecord } from './records.js'
 
 export interface PersonRouteDeps {
@@ -19,14 +17,16 @@ const UUID = /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$
 
 const text = (value: string | undefined): string | null => (value !== undefined && value !== '' ? value : null)
 
-/** The persons as JSON texts, each with its distinct ids. */
-const personTexts = (models: ReadModels, persons: readonly PersonRecord[]): Promise<string[]> =>
-  Promise.all(persons.map(async (person) => personText(person, await distinctIdPagesOf(models, person))))
+/** The persons' shapes, each with its distinct ids. */
+const personShapes = (models: ReadModels, persons: readonly PersonRecord[]) =>
+  Promise.all(persons.map(async (person) => personShapeOf(person, await distinctIdPagesOf(models, person))))
 
 /** `/persons/`: the environment's persons, newest first, by distinct id or email when asked. */
 export const personRoutes: FastifyPluginAsync<PersonRouteDeps> = async (plain, { models }) => {
   const app = plain.withTypeProvider<ZodTypeProvider>()
-  app.get('/persons/', { config: READ, schema: { params: ScopedParams, querystring: queryOf('distinct_id', 'email') } }, async (request, reply) => {
+  app.get('/persons/', {
+    config: READ, schema: { params: ScopedParams, querystring: queryOf('distinct_id', 'email'), response: { 200: PersonListResponse } },
+  }, async (request) => {
     const environment = await environmentOf(request, models)
     const { query } = request
     const page = pageOf(query)
@@ -34,7 +34,7 @@ export const personRoutes: FastifyPluginAsync<PersonRouteDeps> = async (plain, {
     if (distinctId !== null) {
       const person = await personForDistinctId(models, environment.id, distinctId)
       const found = person ? [person] : []
-      return sendJsonText(reply, paginatedText(request, page, found.length, await personTexts(models, found.slice(page.offset, page.offset + page.limit))))
+      return paginated(request, page, found.length, await personShapes(models, found.slice(page.offset, page.offset + page.limit)))
     }
     const email = text(query.email)
     const where = { environment_id: environment.id, ...(email !== null ? { 'properties.email': email } : {}) }
@@ -42,10 +42,10 @@ export const personRoutes: FastifyPluginAsync<PersonRouteDeps> = async (plain, {
       models.count('persons', where),
       models.find('persons', { where, orderBy: [['created_at', 'desc'], ['id', 'desc']], limit: page.limit, offset: page.offset }),
     ])
-    return sendJsonText(reply, paginatedText(request, page, count, await personTexts(models, persons)))
+    return paginated(request, page, count, await personShapes(models, persons))
   })
 
-  app.get('/persons/:id/', { config: READ, schema: { params: ScopedIdParams } }, async (request) => {
+  app.get('/persons/:id/', { config: READ, schema: { params: ScopedIdParams, response: { 200: PersonResponse } } }, async (request) => {
     const environment = await environmentOf(request, models)
     const { id } = request.params
     let person: PersonRecord | null = null
@@ -59,7 +59,7 @@ export const personRoutes: FastifyPluginAsync<PersonRouteDeps> = async (plain, {
       )
     }
     if (!person) throw new NotFound()
-    return personShape(person, distinctIdsFrom(person, await distinctIdPagesOf(models, person)))
+    return personShapeOf(person, await distinctIdPagesOf(models, person))
   })
 }
 

@@ -1,13 +1,12 @@
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify'
 import type { EventLog } from '../eventlog/port.js'
 import { activityPage } from '../activity/activity-log.js'
-import { basicUsers, basicUserTexts } from '../accounts/user-lookup.js'
+import { basicUsers } from '../accounts/user-lookup.js'
 import { commandContext } from '../http/command-context.js'
 import { parseBody, useFormBodies } from '../http/drf.js'
 import { environmentOf, methodNotAllowed } from '../http/environment-scope.js'
 import type { Environment } from '../readstore/environment.js'
-import { pageOf, paginated, paginatedText } from '../http/pagination.js'
-import { sendJsonText } from '../http/json-reply.js'
+import { pageOf, paginated } from '../http/pagination.js'
 import { NotFound, ValidationFailed } from '../kernel/errors.js'
 import { handleCommand, type CommandContext } from '../kernel/handle-command.js'
 import { allocateId } from '../kernel/sequence.js'
@@ -15,15 +14,14 @@ import type { ReadModels } from '../readstore/read-models.js'
 import { subscriptionActivity } from './activity.js'
 import { subscriptionDecider, type SubscriptionCommand } from './decider.js'
 import { subscriptionStream, type SubscriptionFields } from './events.js'
-import { createSubscriptionBody, updateSubscriptionBody } from './schemas.js'
+import { createSubscriptionBody, SubscriptionListResponse, SubscriptionResponse, updateSubscriptionBody } from './schemas.js'
 import { subscriptionJson } from './serialize.js'
-import { subscriptionText } from './subscription-text.js'
 import { evolveSubscription, type Subscription } from './state.js'
 import { stateAsOf } from '../eventlog/as-of.js'
 import { AsOfQuery, DetailParams, cutoffAt } from '../http/as-of.js'
 import { queryOf, ScopedIdParams, ScopedParams, type ZodTypeProvider } from '../http/zod.js'
 import type { Channels } from '../delivery/targets.js'
-import { deliveryJson } from '../delivery/deliveries-json.js'
+import { DeliveryListResponse, DeliveryResponse, deliveryJson } from '../delivery/deliveries-json.js'
 import { testDelivery } from '../delivery/test-delivery.js'
 import { webhookSecretOf } from '../delivery/webhook-secret.js'
 
@@ -72,8 +70,8 @@ export const subscriptionRoutes: FastifyPluginAsync<SubscriptionDeps> = async (a
   }
 
   app.withTypeProvider<ZodTypeProvider>().get('/subscriptions/', {
-    config: READ, schema: { params: ScopedParams, querystring: queryOf('deleted', 'dashboard', 'insight') },
-  }, async (request, reply) => {
+    config: READ, schema: { params: ScopedParams, querystring: queryOf('deleted', 'dashboard', 'insight'), response: { 200: SubscriptionListResponse } },
+  }, async (request) => {
     const environment = await environmentOf(request, models)
     const { query } = request
     const all = await models.find('subscriptions', { where: { environment_id: environment.id }, orderBy: [['id', 'asc']] })
@@ -84,12 +82,11 @@ export const subscriptionRoutes: FastifyPluginAsync<SubscriptionDeps> = async (a
       .filter((s) => query.insight === undefined || String(s.insight) === query.insight)
     const page = pageOf(request.query)
     const slice = listed.slice(page.offset, page.offset + page.limit)
-    const users = await basicUserTexts(models, slice.map((s) => s.created_by))
-    const results = slice.map((s) => subscriptionText(s, users.get(s.created_by) ?? null))
-    return sendJsonText(reply, paginatedText(request, page, listed.length, results))
+    const users = await basicUsers(models, slice.map((s) => s.created_by))
+    return paginated(request, page, listed.length, slice.map((s) => subscriptionJson(s, users)))
   })
 
-  app.post('/subscriptions/', { config: WRITE, schema: { params: ScopedParams } }, async (request, reply) => {
+  app.post('/subscriptions/', { config: WRITE, schema: { params: ScopedParams, response: { 201: SubscriptionResponse } } }, async (request, reply) => {
     const environment = await environmentOf(request, models)
     const body = parseBody(createSubscriptionBody, request.body)
     const fields: SubscriptionFields = {
@@ -114,7 +111,7 @@ export const subscriptionRoutes: FastifyPluginAsync<SubscriptionDeps> = async (a
   })
 
   app.withTypeProvider<ZodTypeProvider>().get('/subscriptions/:id/', {
-    config: READ, schema: { params: DetailParams, querystring: AsOfQuery },
+    config: READ, schema: { params: DetailParams, querystring: AsOfQuery, response: { 200: SubscriptionResponse } },
   }, async (request) => {
     const environment = await environmentOf(request, models)
     const current = await findSubscription(models, environment, request.params.id)
@@ -125,7 +122,9 @@ export const subscriptionRoutes: FastifyPluginAsync<SubscriptionDeps> = async (a
     return respond(past)
   })
 
-  app.patch<{ Params: { id: string } }>('/subscriptions/:id/', { config: WRITE, schema: { params: ScopedIdParams } }, async (request) => {
+  app.patch<{ Params: { id: string } }>('/subscriptions/:id/', {
+    config: WRITE, schema: { params: ScopedIdParams, response: { 200: SubscriptionResponse } },
+  }, async (request) => {
     const environment = await environmentOf(request, models)
     const subscription = await findSubscription(models, environment, request.params.id)
     const { deleted, invite_message: inviteMessage, ...changes } = parseBody(updateSubscriptionBody, request.body)
@@ -142,7 +141,9 @@ export const subscriptionRoutes: FastifyPluginAsync<SubscriptionDeps> = async (a
 
   app.delete<{ Params: { id: string } }>('/subscriptions/:id/', { config: WRITE, schema: { params: ScopedIdParams } }, methodNotAllowed(models))
 
-  app.post<{ Params: { id: string } }>('/subscriptions/:id/test-delivery/', { config: WRITE, schema: { params: ScopedIdParams } }, async (request) => {
+  app.post<{ Params: { id: string } }>('/subscriptions/:id/test-delivery/', {
+    config: WRITE, schema: { params: ScopedIdParams, response: { 200: DeliveryResponse } },
+  }, async (request) => {
     const environment = await environmentOf(request, models)
     const subscription = await findSubscription(models, environment, request.params.id)
     if (subscription.deleted) throw new NotFound()
@@ -153,7 +154,9 @@ export const subscriptionRoutes: FastifyPluginAsync<SubscriptionDeps> = async (a
     return deliveryJson(record)
   })
 
-  app.get<{ Params: { id: string } }>('/subscriptions/:id/deliveries/', { config: READ, schema: { params: ScopedIdParams } }, async (request) => {
+  app.get<{ Params: { id: string } }>('/subscriptions/:id/deliveries/', {
+    config: READ, schema: { params: ScopedIdParams, response: { 200: DeliveryListResponse } },
+  }, async (request) => {
     const environment = await environmentOf(request, models)
     const subscription = await findSubscription(models, environment, request.params.id)
     const where = { subscription_id: subscription.id }

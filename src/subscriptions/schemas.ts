@@ -1,5 +1,7 @@
 import { z } from 'zod'
+import { BasicUserResponse } from '../accounts/users.js'
 import { drfBoolean, drfInteger } from '../http/drf.js'
+import { paginatedResponse } from '../http/pagination.js'
 import { SUBSCRIPTION_FREQUENCIES, SUBSCRIPTION_TARGET_TYPES, SUBSCRIPTION_WEEKDAYS } from './schedule.js'
 import { normalizeUtcDateTime } from './utc-datetime.js'
 
@@ -50,3 +52,28 @@ export const createSubscriptionBody = z.object({
 
 export const updateSubscriptionBody = z.object(fields).partial()
 export type UpdateSubscriptionBody = z.output<typeof updateSubscriptionBody>
+
+/** PostHog's subscription shape; `invite_message` is write-only and always answered as null. */
+export const SubscriptionResponse = z.object({
+  id: z.number(),
+  dashboard: z.number().nullable(),
+  insight: z.number().nullable(),
+  target_type: z.string(),
+  target_value: z.string(),
+  frequency: z.string(),
+  interval: z.number(),
+  byweekday: z.array(z.string()).nullable(),
+  bysetpos: z.number().nullable(),
+  count: z.number().nullable(),
+  start_date: z.string(),
+  until_date: z.string().nullable(),
+  created_at: z.string(),
+  created_by: BasicUserResponse.nullable(),
+  deleted: z.boolean(),
+  title: z.string().nullable(),
+  summary: z.string(),
+  next_delivery_date: z.string().nullable(),
+  invite_message: z.null(),
+}).meta({ kept: true })
+
+export const SubscriptionListResponse = paginatedResponse(SubscriptionResponse)

@@ -1,7 +1,8 @@
 import t from 'tap'
 import { decideConfig } from '../../src/decide/decide-config.js'
-import { decideBody, decideV1Body, decideV2Body, decideV3Body, decideVersion, detailedBody } from '../../src/decide/responses.js'
-import { emptyEvaluation } from '../../src/decide/results.js'
+import { decideBody, type DecideBodyOptions } from '../../src/decide/response-json.js'
+import { decideVersion, type DecideFormat } from '../../src/decide/responses.js'
+import { emptyEvaluation, type EvaluationResult } from '../../src/decide/results.js'
 import { evaluate } from './support/evaluate.js'
 import { flag } from './support/flags.js'
 
@@ -12,6 +13,9 @@ const result = evaluate([
 ], { distinctId: 'person' })
 const requestId = '0195ce5e-0000-7000-8000-000000000000'
 const plain = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T
+/** The body a route without the configuration keys answers, parsed. */
+const body = (format: DecideFormat, evaluation: EvaluationResult, options: Partial<DecideBodyOptions> = {}): Record<string, unknown> =>
+  JSON.parse(decideBody({ format, includeConfig: options.config !== undefined }, evaluation, { requestId, ...options })) as Record<string, unknown>
 
 t.test('decideVersion routes /decide by v and /flags by v and config', async (t) => {
   const cases: Array<[string, Record<string, unknown>, string, boolean]> = [
@@ -25,13 +29,12 @@ t.test('decideVersion routes /decide by v and /flags by v and config', async (t)
 })
 
 t.test('v1 lists enabled keys, v2 maps enabled flags only', async (t) => {
-  t.same(plain(decideV1Body(result)), { featureFlags: ['on', 'variant'] })
-  t.same(plain(decideV2Body(result)), { featureFlags: { on: true, variant: 'blue' } })
+  t.same(body('v1', result), { featureFlags: ['on', 'variant'] })
+  t.same(body('v2', result), { featureFlags: { on: true, variant: 'blue' } })
 })
 
 t.test('v3 carries the config keys, every flag, matched payloads and the errors flag', async (t) => {
-  const body = plain(decideV3Body(result, { config: decideConfig(), requestId }))
-  t.same(body, {
+  t.same(body('v3', result, { config: decideConfig() }), {
     config: { enable_collect_everything: true },
     toolbarParams: {},
     isAuthenticated: false,
@@ -52,13 +55,12 @@ t.test('v3 carries the config keys, every flag, matched payloads and the errors 
     errorsWhileComputingFlags: false,
     requestId,
   })
-  t.same(plain(decideV3Body(emptyEvaluation(), { requestId, quotaLimited: ['feature_flags'] })),
+  t.same(body('v3', emptyEvaluation(), { quotaLimited: ['feature_flags'] }),
     { featureFlags: {}, featureFlagPayloads: {}, errorsWhileComputingFlags: false, requestId, quotaLimited: ['feature_flags'] })
 })
 
 t.test('the detailed format reports value, reason and metadata per flag', async (t) => {
-  const body = plain(detailedBody(result, { requestId }))
-  t.same(body, {
+  t.same(body('detailed', result), {
     flags: {
       on: { key: 'on', enabled: true, variant: null, reason: { code: 'condition_match', condition_index: 0, description: 'Matched condition set 1' }, metadata: { id: 11, version: 3, description: null, payload: '{"a": 1}' } },
       off: { key: 'off', enabled: false, variant: null, reason: { code: 'out_of_rollout_bound', condition_index: 0, description: 'Out of rollout bound' }, metadata: { id: 12, version: 1, description: null, payload: null } },
@@ -71,14 +73,14 @@ t.test('the detailed format reports value, reason and metadata per flag', async 
 
 t.test('decideBody leaves config out when the route does not include it', async (t) => {
   const config = decideConfig()
-  t.notOk('toolbarParams' in decideBody({ format: 'v3', includeConfig: false }, result, { config, requestId }))
-  t.ok('toolbarParams' in decideBody({ format: 'detailed', includeConfig: true }, result, { config, requestId }))
-  t.same(plain(decideBody({ format: 'v1', includeConfig: false }, result, { config, requestId })), { featureFlags: ['on', 'variant'] })
+  t.notOk('toolbarParams' in JSON.parse(decideBody({ format: 'v3', includeConfig: false }, result, { config, requestId })))
+  t.ok('toolbarParams' in JSON.parse(decideBody({ format: 'detailed', includeConfig: true }, result, { config, requestId })))
+  t.same(JSON.parse(decideBody({ format: 'v1', includeConfig: false }, result, { config, requestId })), { featureFlags: ['on', 'variant'] })
 })
 
 t.test('a flag keyed __proto__ is an ordinary entry of the maps', async (t) => {
   const tricky = evaluate([flag('__proto__', { groups: [{ properties: [] }] })])
-  t.same(JSON.parse(JSON.stringify(decideV3Body(tricky, { requestId }))).featureFlags, JSON.parse('{"__proto__": true}'))
+  t.same(body('v3', tricky)['featureFlags'], JSON.parse('{"__proto__": true}'))
 })
 
 t.test('environment settings switch on recordings, performance and exceptions', async (t) => {

@@ -1,7 +1,7 @@
 import t from 'tap'
+import { jsonWriter } from '../../src/http/json-writer.js'
 import { deepFreeze } from '../../src/kernel/deep-freeze.js'
-import { personShape } from '../../src/persons/person-shape.js'
-import { personText } from '../../src/persons/person-text.js'
+import { PersonResponse, personShape, personShapeOf } from '../../src/persons/person-shape.js'
 import type { DistinctIdPage, PersonRecord } from '../../src/persons/records.js'
 
 const UUID = 'af061de7-58aa-50ee-8f2c-8010440c77ef'
@@ -13,8 +13,9 @@ const person = (overrides: Partial<PersonRecord> = {}): PersonRecord => ({
   ...overrides,
 } as PersonRecord)
 const page = (...ids: string[]): DistinctIdPage => ({ environment_id: 1, person_id: UUID, ids })
+const write = jsonWriter(PersonResponse)
 
-t.test('a person\'s text is JSON.stringify of its shape, frozen or not, and each kept person has its own', async (t) => {
+t.test('a person is written in the order of its shape, as JSON.stringify writes it, kept or not, with the ids of its pages', async (t) => {
   const cases: [PersonRecord, (DistinctIdPage | null)[], string[]][] = [
     [person(), [], [ANON, 'ada']],
     [person({ properties: {}, distinct_ids: [] }), [], []],
@@ -24,18 +25,21 @@ t.test('a person\'s text is JSON.stringify of its shape, frozen or not, and each
   ]
   for (const [value, pages, ids] of cases) {
     const expected = JSON.stringify(personShape(value, ids))
-    t.equal(personText(value, pages), expected)
+    t.equal(write(personShapeOf(value, pages)), expected)
     const frozen = deepFreeze(structuredClone(value))
     const frozenPages = deepFreeze(structuredClone(pages))
-    t.equal(personText(frozen, frozenPages), expected)
-    t.equal(personText(frozen, frozenPages), expected, 'again')
+    t.equal(write(personShapeOf(frozen, frozenPages)), expected)
+    t.equal(write(personShapeOf(frozen, frozenPages)), expected, 'again')
   }
-  t.match(JSON.parse(personText(person({ properties: {}, distinct_ids: [ANON], last_page: 1 }), [null, page('ada')])), {
+  t.match(JSON.parse(write(personShapeOf(person({ properties: {}, distinct_ids: [ANON], last_page: 1 }), [null, page('ada')]))), {
     name: 'ada', distinct_ids: ['ada', ANON],
   }, 'ids from the person and its pages, identified-looking ones listed first')
+})
+
+t.test('each kept person is shown with its own pages', async (t) => {
   const changed = deepFreeze(person({ properties: { email: 'grace@example.com' } }))
-  t.match(personText(changed, []), 'grace@example.com', 'another document is written anew')
+  t.match(write(personShapeOf(changed, [])), 'grace@example.com', 'another document is written anew')
   const kept = deepFreeze(person({ distinct_ids: [], last_page: 1 }))
-  t.match(personText(kept, deepFreeze([null, page('ada')])), '"distinct_ids":["ada"]')
-  t.match(personText(kept, deepFreeze([null, page('grace')])), '"distinct_ids":["grace"]', 'the same person with other pages is written anew')
+  t.match(write(personShapeOf(kept, deepFreeze([null, page('ada')]))), '"distinct_ids":["ada"]')
+  t.match(write(personShapeOf(kept, deepFreeze([null, page('grace')]))), '"distinct_ids":["grace"]', 'the same person with other pages is written anew')
 })
