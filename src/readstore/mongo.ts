@@ -108,11 +108,13 @@ export class MongoReadStore implements ReadStore {
     return doc === null ? null : withoutMarkers<T>(doc)
   }
 
-  async getMany<T extends JsonObject = JsonObject>(collection: string, ids: readonly string[]): Promise<Map<string, T>> {
+  async getMany<T extends JsonObject = JsonObject>(collection: string, ids: readonly string[], fields?: readonly string[]): Promise<Map<string, T>> {
     const found = new Map<string, T>()
     if (ids.length === 0) return found
     const target = this.collection(collection)
-    const docs = await this.snapshot((published, session) => target.find(visibleWithId({ $in: [...ids] }, published), { session }).toArray())
+    // A staged version names its document in a marker, which the projection keeps for `idOf`.
+    const projection = fields === undefined ? {} : { projection: { [OF]: 1, ...Object.fromEntries(fields.map((field) => [storedPath(field), 1])) } }
+    const docs = await this.snapshot((published, session) => target.find(visibleWithId({ $in: [...ids] }, published), { ...projection, session }).toArray())
     for (const doc of docs) found.set(idOf(doc), withoutMarkers<T>(doc))
     return found
   }

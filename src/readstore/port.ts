@@ -83,8 +83,11 @@ export interface StagingKey {
 export interface ReadStore {
   readonly kind: 'sqlite' | 'mongodb'
   get<T extends JsonObject = JsonObject>(collection: string, id: string): Promise<T | null>
-  /** The documents of `ids` that exist, by id, read together: what `get` gives for each, in one round trip. */
-  getMany<T extends JsonObject = JsonObject>(collection: string, ids: readonly string[]): Promise<Map<string, T>>
+  /**
+   * The documents of `ids` that exist, by id, read together: what `get` gives for each, in one
+   * round trip; with `fields`, only those fields of each, as `find` gives them.
+   */
+  getMany<T extends JsonObject = JsonObject>(collection: string, ids: readonly string[], fields?: readonly string[]): Promise<Map<string, T>>
   find<T extends JsonObject = JsonObject>(collection: string, query?: FindQuery): Promise<T[]>
   count(collection: string, where?: FindQuery['where'], contains?: FindQuery['contains']): Promise<number>
   /** Every document of a collection in ascending id order, for digests and audits. */

@@ -158,10 +158,13 @@ export class ReadModels<M extends DocumentTypes<M> = ReadModelDocuments> {
     return Array.from(docs)
   }
 
-  /** Several documents by id, read together and not kept: for reads too large to keep, such as a query's persons. */
-  async getMany<C extends CollectionOf<M>>(collection: C, ids: readonly string[]): Promise<Map<string, M[C]>> {
+  /**
+   * Several documents by id, read together and not kept: for reads too large to keep, such as a
+   * query's persons. With `fields`, only those fields of each (the type is then the caller's word).
+   */
+  async getMany<C extends CollectionOf<M>>(collection: C, ids: readonly string[], fields?: readonly string[]): Promise<Map<string, M[C]>> {
     if (ids.length === 0) return new Map()
-    return this.options.store.getMany<M[C]>(await this.physical(collection), ids)
+    return this.options.store.getMany<M[C]>(await this.physical(collection), ids, fields)
   }
 
   /**

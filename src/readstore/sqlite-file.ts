@@ -43,15 +43,15 @@ const table = (collection: string): string => {
 const BOUND_OPERATORS = [['gt', '>'], ['gte', '>='], ['lt', '<'], ['lte', '<=']] as const
 
 /**
- * A document of only the fields at `paths`, from two values per field, in the same order: the
+ * A document of only the fields at `paths`, from two values per field from `from` on, in the same order: the
  * string read from the field's column when it held one, else the field's JSON text (both null
  * when the document lacks it).
  */
-const assemble = (paths: readonly (readonly string[])[], values: readonly (string | null)[]): JsonObject => {
+const assemble = (paths: readonly (readonly string[])[], values: readonly (string | null)[], from = 0): JsonObject => {
   const doc: JsonObject = {}
   for (let i = 0; i < paths.length; i++) {
-    const text = values[2 * i]!
-    const json = values[2 * i + 1]!
+    const text = values[from + 2 * i]!
+    const json = values[from + 2 * i + 1]!
     if (text === null && json === null) continue
     const path = paths[i]!
     let node = doc
@@ -151,12 +151,19 @@ export class SqliteFile implements ReadStore {
     return body === undefined ? null : (JSON.parse(body) as T)
   }
 
-  async getMany<T extends JsonObject = JsonObject>(collection: string, ids: readonly string[]): Promise<Map<string, T>> {
+  async getMany<T extends JsonObject = JsonObject>(collection: string, ids: readonly string[], fields?: readonly string[]): Promise<Map<string, T>> {
     const found = new Map<string, T>()
     if (ids.length === 0) return found
-    const rows = this.statement(`SELECT id, body FROM ${this.ensureTable(collection)} WHERE id IN (SELECT value FROM json_each(?))`)
-      .raw(true).all(JSON.stringify(ids)) as [string, string][]
-    for (const [id, body] of rows) found.set(id, JSON.parse(body) as T)
+    const name = this.ensureTable(collection)
+    if (fields === undefined) {
+      const rows = this.statement(`SELECT id, body FROM ${name} WHERE id IN (SELECT value FROM json_each(?))`).raw(true).all(JSON.stringify(ids)) as [string, string][]
+      for (const [id, body] of rows) found.set(id, JSON.parse(body) as T)
+      return found
+    }
+    const columns = fields.map((field) => this.fieldValues(collection, field)).join(', ')
+    const rows = this.statement(`SELECT id, ${columns} FROM ${name} WHERE id IN (SELECT value FROM json_each(?))`).raw(true).all(JSON.stringify(ids)) as string[][]
+    const paths = fields.map((field) => field.split('.'))
+    for (const row of rows) found.set(row[0]!, assemble(paths, row, 1) as T)
     return found
   }
 

@@ -101,10 +101,10 @@ export class SqliteReadStore implements ReadStore {
     return null
   }
 
-  async getMany<T extends JsonObject = JsonObject>(collection: string, ids: readonly string[]): Promise<Map<string, T>> {
-    if (collection !== QUARANTINE) return this.fileOfCollection(collection).getMany<T>(collection, ids)
+  async getMany<T extends JsonObject = JsonObject>(collection: string, ids: readonly string[], fields?: readonly string[]): Promise<Map<string, T>> {
+    if (collection !== QUARANTINE) return this.fileOfCollection(collection).getMany<T>(collection, ids, fields)
     const found = new Map<string, T>()
-    for (const file of this.files) for (const [id, doc] of await file.getMany<T>(collection, ids)) found.set(id, doc)
+    for (const file of this.files) for (const [id, doc] of await file.getMany<T>(collection, ids, fields)) found.set(id, doc)
     return found
   }
 

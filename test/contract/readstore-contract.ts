@@ -43,6 +43,9 @@ export const readStoreContract = (t: Test, adapter: ReadStoreAdapter): void => {
     await store.commit({ checkpoint: 'odd-ids', expected: null, next: at(1), changes: odd.map((id, i) => ({ collection: 'odd_ids', id, doc: { n: i } })) })
     const oddFound = await store.getMany<{ n: number }>('odd_ids', odd)
     t.same(odd.map((id) => oddFound.get(id)?.n), [0, 1, 2, 3, 4], 'ids with quotes, backslashes and brackets are matched exactly')
+    const some = await store.getMany('people', ['p1', 'p4', 'nobody'], ['name', 'address.city'])
+    t.same(Object.fromEntries(some), { p1: { name: 'Ada', address: { city: 'London' } }, p4: { name: 'Edsger' } }, 'only the fields asked for, a field the document lacks left out')
+    t.same(Object.fromEntries(await store.getMany('people', ['p2'], ['team', 'active'])), { p2: { team: 2, active: false } }, 'numbers and booleans as they are')
   })
 
   t.test('find filters by equality on top-level and dotted fields, sorts, pages and counts', async (t) => {
@@ -199,6 +202,7 @@ export const readStoreContract = (t: Test, adapter: ReadStoreAdapter): void => {
     t.same((await collect(store.scan('staged_things'))).map((row) => row.id), ['added', 'changed', 'kept'])
     const published = await store.getMany('staged_things', ['changed', 'added', 'removed', 'stray'])
     t.same(Object.fromEntries(published), { changed: { id: 'changed', n: 3 }, added: { id: 'added', n: 2 } }, 'getMany reads the published versions, by their ids')
+    t.same(Object.fromEntries(await store.getMany('staged_things', ['changed', 'added'], ['n'])), { changed: { n: 3 }, added: { n: 2 } }, 'and only their fields when asked')
     await store.stage({ group: 'stager@v1@3', attempt: 'b' }, [doc('changed', 4)])
     await store.commit({ checkpoint: 'stager@v1', expected: at(2), next: at(3), changes: [], publish: { group: 'stager@v1@3', attempt: 'b' } })
     t.same(await store.get('staged_things', 'changed'), { id: 'changed', n: 4 }, 'a published document can be staged over again')

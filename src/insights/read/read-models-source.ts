@@ -27,6 +27,10 @@ export interface PersonReads {
 const PAGE = 2000
 /** What a scan that needs no event properties reads of each event: the store may answer from its columns. */
 const WITHOUT_PROPERTIES = ['uuid', 'event', 'timestamp', 'distinct_id']
+/** What a query that reads nothing of persons but who they are reads of a distinct id's mapping. */
+const PERSON_ID = ['person_id']
+/** The properties of an event read without them, and of a person a query does not read: one object for every row. */
+const NONE: JsonObject = Object.freeze({})
 
 interface PersonNow {
   readonly id: string
@@ -127,26 +131,30 @@ export class ReadModelsSource implements QuerySource {
         personId: person?.id ?? personUuid(this.environmentId, event.distinct_id),
         personCreatedAt: person?.createdAt ?? timestamp,
         // Absent when the scan reads no properties.
-        properties: event.properties ?? {},
+        properties: event.properties ?? NONE,
         // An event the persons projection has not reached yet reads the person as it is now.
-        personProperties: this.mode === null ? {} : then ?? person?.properties ?? {},
+        personProperties: this.mode === null ? NONE : then ?? person?.properties ?? NONE,
         elementsChain: event.elements_chain ?? '',
       }
     })
   }
 
   private async loadPersonsNow(distinctIds: readonly string[]): Promise<void> {
-    const missing = [...new Set(distinctIds)].filter((id) => !this.now.has(id))
-    if (missing.length === 0) return
-    const mappings = await this.models.getMany('person_distinct_ids', missing.map((id) => distinctIdKey(this.environmentId, id)))
+    const missing = new Set<string>()
+    for (const id of distinctIds) if (!this.now.has(id)) missing.add(id)
+    if (missing.size === 0) return
+    const keys = [...missing].map((id) => distinctIdKey(this.environmentId, id))
     if (this.mode === null && !this.reads.createdAt) {
       // A mapping names a person that exists: a merge moves the mappings of the person it removes in the same commit.
+      const mappings = await this.models.getMany('person_distinct_ids', keys, PERSON_ID)
+      let i = 0
       for (const id of missing) {
-        const uuid = mappings.get(distinctIdKey(this.environmentId, id))?.person_id
-        this.now.set(id, uuid ? { id: uuid, createdAt: null, properties: {} } : null)
+        const uuid = mappings.get(keys[i++]!)?.person_id
+        this.now.set(id, uuid ? { id: uuid, createdAt: null, properties: NONE } : null)
       }
       return
     }
+    const mappings = await this.models.getMany('person_distinct_ids', keys)
     const uuids = [...new Set([...mappings.values()].flatMap((mapping: DistinctIdRecord) => (mapping.person_id ? [mapping.person_id] : [])))]
     const persons = await this.models.getMany('persons', uuids.map((uuid) => personKey(this.environmentId, uuid)))
     for (const id of missing) {
