@@ -8,10 +8,11 @@ export const MAIN = process.env['BENCH_MAIN'] ?? fileURLToPath(new URL('../src/m
 export const BARE = fileURLToPath(new URL('./bare-server.js', import.meta.url))
 
 /**
- * How a script is run: Hedgelog's CLI through its `#!` line, as `npm start` and `npx hedgelog`
- * run it (the line sets the allocator's environment), any other script by node.
+ * How a script is run: Hedgelog's CLI (this build's or another's) through its `#!` line, as
+ * `npm start` and `npx hedgelog` run it (the line sets the allocator's environment), any other
+ * script by node.
  */
-const commandOf = (args: string[]): [string, ...string[]] => (args[0] === MAIN ? [MAIN, ...args.slice(1)] : [process.execPath, ...args])
+const commandOf = (args: string[]): [string, ...string[]] => (args[0]!.endsWith('/src/main.js') ? [args[0]!, ...args.slice(1)] : [process.execPath, ...args])
 
 /** Servers under test run on core 0; work that is not measured against a bare route may use both. */
 export type Cores = '0' | '0,1'
@@ -75,10 +76,10 @@ export const run = (args: string[], env: Record<string, string>): Promise<string
   child.once('exit', (code) => (code === 0 ? resolve(output) : reject(new Error(`${args.join(' ')} exited with ${code}`))))
 })
 
-/** `hedgelog serve` (every role, or `roles`) over the data in `dir`, on `cores`, logging warnings only. */
-export const startHedgelog = async (dir: string, cores: Cores, roles?: string): Promise<Server> => {
+/** `hedgelog serve` (every role, or `roles`) over the data in `dir`, on `cores`, logging warnings only; `main` names another build's CLI. */
+export const startHedgelog = async (dir: string, cores: Cores, roles?: string, main = MAIN): Promise<Server> => {
   const port = await freePort()
-  const args = roles === undefined ? [MAIN, 'serve'] : [MAIN, 'serve', '--roles', roles]
+  const args = roles === undefined ? [main, 'serve'] : [main, 'serve', '--roles', roles]
   return startProcess(args, { HEDGELOG_DATA_DIR: dir, PORT: String(port), LOG_LEVEL: 'warn', HEDGELOG_RATE_LIMITS: 'off' }, cores, `http://127.0.0.1:${port}`)
 }
 

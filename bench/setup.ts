@@ -13,9 +13,9 @@ export interface Install {
   remove(): void
 }
 
-export const install = async (): Promise<Install> => {
+export const install = async (main = MAIN): Promise<Install> => {
   const dir = mkdtempSync(join(tmpdir(), 'hedgelog-bench-'))
-  const init = JSON.parse(await run([MAIN, 'init', '--json'], { HEDGELOG_DATA_DIR: dir })) as {
+  const init = JSON.parse(await run([main, 'init', '--json'], { HEDGELOG_DATA_DIR: dir })) as {
     project_api_key: string; personal_api_key: string; project_id: number; environment_id: number
   }
   return {
