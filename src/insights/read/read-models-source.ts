@@ -25,6 +25,11 @@ export interface PersonReads {
 
 /** Events read a page at a time; each page's persons are read together. */
 const PAGE = 2000
+/**
+ * Events read without their properties are a few short columns each, so they come in larger pages:
+ * fewer statements, and each page's distinct ids looked up together, nearer one another in the index.
+ */
+const PAGE_WITHOUT_PROPERTIES = 10_000
 /** What a scan that needs no event properties reads of each event: the store may answer from its columns. */
 const WITHOUT_PROPERTIES = ['uuid', 'event', 'timestamp', 'distinct_id']
 /** What a query that reads nothing of persons but who they are reads of a distinct id's mapping. */
@@ -72,7 +77,7 @@ export class ReadModelsSource implements QuerySource {
       ...(scan.events === null ? {} : { oneOf: { event: [...scan.events] } }),
       orderBy: [['timestamp', 'asc'], ['uuid', 'asc']],
       ...(scan.properties === false ? { fields: WITHOUT_PROPERTIES } : {}),
-    }, PAGE)
+    }, scan.properties === false ? PAGE_WITHOUT_PROPERTIES : PAGE)
     for await (const page of pages) {
       this.signal?.throwIfAborted()
       yield await this.joined(page)
