@@ -14,7 +14,7 @@ export interface EventLogAdapter {
 const event = (type = 'ThingHappened', data: Record<string, unknown> = {}): EventData => ({ id: newEventId(), type, data })
 const events = (n: number, type?: string): EventData[] => Array.from({ length: n }, (_, i) => event(type, { i }))
 
-/** Runs the event-log contract (reference §5.8, items 1–8) against one adapter. */
+/** Runs the event-log contract against one adapter: the behaviour every event log must share, whatever its engine. */
 export const eventLogContract = (t: Test, adapter: EventLogAdapter): void => {
   let log: EventLog
   const unique = (name: string): string => `${name}-${randomUuid().slice(0, 8)}`
