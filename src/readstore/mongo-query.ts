@@ -41,6 +41,13 @@ const afterFilter = (orderBy: NonNullable<FindQuery['orderBy']>, after: NonNulla
 }
 
 /**
+ * The projection of `fields` at their stored paths. None is `_id` alone, which leaves nothing once
+ * it is taken off: an empty projection would mean the whole document to Mongo.
+ */
+export const fieldsProjection = (fields: readonly string[]): Record<string, 1> =>
+  fields.length === 0 ? { _id: 1 } : Object.fromEntries(fields.map((field) => [storedPath(field), 1]))
+
+/**
  * The options of `collection.find` for a query: the sort with `_id` last (the SQLite store's `id
  * ASC`) unless the order is unique, skip and limit, and a projection of the requested fields. Null when the query asks for no
  * rows: SQLite reads LIMIT 0 as none, Mongo as no limit.
@@ -55,8 +62,6 @@ export const findOptionsOf = (query: FindQuery): FindOptions | null => {
   if (query.uniqueOrder !== true || sort.size === 0) sort.set('_id', 1)
   // A negative limit means "one batch of that many" to Mongo, and no limit to SQLite.
   const limit = query.limit !== undefined && query.limit > 0 ? { limit: query.limit } : {}
-  // An empty projection would mean the whole document to Mongo; `_id` alone leaves nothing once it is taken off.
-  const projection = query.fields === undefined ? {}
-    : { projection: query.fields.length === 0 ? { _id: 1 } : Object.fromEntries(query.fields.map((field) => [storedPath(field), 1])) }
+  const projection = query.fields === undefined ? {} : { projection: fieldsProjection(query.fields) }
   return { sort, skip: Math.max(0, query.offset ?? 0), ...limit, ...projection }
 }

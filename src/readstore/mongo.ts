@@ -6,7 +6,7 @@ import {
   CheckpointConflict, DocumentRefused, assertCollection, type CommitBatch, type DocumentChange, type FindQuery, type ReadStore, type StagingKey,
 } from './port.js'
 import { storedPath, toStored, type StoredDocument } from './mongo-keys.js'
-import { filterOf, findOptionsOf } from './mongo-query.js'
+import { fieldsProjection, filterOf, findOptionsOf } from './mongo-query.js'
 import { documentRefusal, refusalOf, refusedIndex } from './mongo-refusal.js'
 import {
   OF, STAGED, foldOperations, idOf, stagingOperations, tagOf, visibleOnly, visibleWithId, withoutMarkers, type StagingDocument,
@@ -113,7 +113,7 @@ export class MongoReadStore implements ReadStore {
     if (ids.length === 0) return found
     const target = this.collection(collection)
     // A staged version names its document in a marker, which the projection keeps for `idOf`.
-    const projection = fields === undefined ? {} : { projection: { [OF]: 1, ...Object.fromEntries(fields.map((field) => [storedPath(field), 1])) } }
+    const projection = fields === undefined ? {} : { projection: { [OF]: 1, ...fieldsProjection(fields) } }
     const docs = await this.snapshot((published, session) => target.find(visibleWithId({ $in: [...ids] }, published), { ...projection, session }).toArray())
     for (const doc of docs) found.set(idOf(doc), withoutMarkers<T>(doc))
     return found

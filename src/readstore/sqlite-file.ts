@@ -160,9 +160,8 @@ export class SqliteFile implements ReadStore {
       for (const [id, body] of rows) found.set(id, JSON.parse(body) as T)
       return found
     }
-    const columns = fields.map((field) => this.fieldValues(collection, field)).join(', ')
+    const { columns, paths } = this.selection(collection, fields)
     const rows = this.statement(`SELECT id, ${columns} FROM ${name} WHERE id IN (SELECT value FROM json_each(?))`).raw(true).all(JSON.stringify(ids)) as string[][]
-    const paths = fields.map((field) => field.split('.'))
     for (const row of rows) found.set(row[0]!, assemble(paths, row, 1) as T)
     return found
   }
@@ -254,10 +253,17 @@ export class SqliteFile implements ReadStore {
       const rows = this.statement(`SELECT body ${tail}`).pluck().all(...params, limit, offset) as string[]
       return rows.map((body) => JSON.parse(body) as T)
     }
-    const columns = fields.length === 0 ? 'NULL' : fields.map((field) => this.fieldValues(collection, field)).join(', ')
+    const { columns, paths } = this.selection(collection, fields)
     const rows = this.statement(`SELECT ${columns} ${tail}`).raw(true).all(...params, limit, offset) as (string | null)[][]
-    const paths = fields.map((field) => field.split('.'))
     return rows.map((values) => assemble(paths, values) as T)
+  }
+
+  /** What `find` and `getMany` select for `fields` (two values per field, or NULL for none), and the path of each field. */
+  private selection(collection: string, fields: readonly string[]): { columns: string; paths: string[][] } {
+    return {
+      columns: fields.length === 0 ? 'NULL' : fields.map((field) => this.fieldValues(collection, field)).join(', '),
+      paths: fields.map((field) => field.split('.')),
+    }
   }
 
   /**

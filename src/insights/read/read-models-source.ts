@@ -162,8 +162,9 @@ export class ReadModelsSource implements QuerySource {
     const mappings = await this.models.getMany('person_distinct_ids', keys)
     const uuids = [...new Set([...mappings.values()].flatMap((mapping: DistinctIdRecord) => (mapping.person_id ? [mapping.person_id] : [])))]
     const persons = await this.models.getMany('persons', uuids.map((uuid) => personKey(this.environmentId, uuid)))
+    let i = 0
     for (const id of missing) {
-      const uuid = mappings.get(distinctIdKey(this.environmentId, id))?.person_id
+      const uuid = mappings.get(keys[i++]!)?.person_id
       const person: PersonRecord | undefined = uuid ? persons.get(personKey(this.environmentId, uuid)) : undefined
       this.now.set(id, person ? { id: person.uuid, createdAt: Date.parse(person.created_at), properties: person.properties } : null)
     }
