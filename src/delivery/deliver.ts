@@ -1,3 +1,4 @@
+import { renderChartPng } from '../charts/render.js'
 import type { EventLog, JsonObject } from '../eventlog/port.js'
 import { handleCommand, type CommandContext, type CommandResult } from '../kernel/handle-command.js'
 import { newEventId } from '../kernel/ids.js'
@@ -24,7 +25,7 @@ export interface DeliveryDeps {
   readonly clock: () => Date
   /** Runs the delivered insights' queries; by default the query service over the read models. */
   readonly insightResults?: InsightResults
-  /** Draws the insights' pictures; null for deliveries without pictures. */
+  /** Draws the insights' pictures; by default the charts' PNG renderer, null for deliveries without pictures. */
   readonly renderPicture?: RenderPicture | null
   /** Makes public links to pictures, for Slack's image blocks and webhooks' `picture_url`; by default none. */
   readonly pictureLink?: PictureLink | null
@@ -91,7 +92,7 @@ export const attemptDelivery = async (
  * are drawn that the target would not carry.
  */
 const picturesFor = async (deps: DeliveryDeps, report: Report, targetType: string, hasSlackWebhook: boolean): Promise<(Picture | null)[]> => {
-  const render = deps.renderPicture ?? null
+  const render = deps.renderPicture === undefined ? renderChartPng : deps.renderPicture
   const link = deps.pictureLink ?? null
   if (!render || report.insights.length === 0) return []
   const options = { render, log: deps.channels.log }

@@ -1,3 +1,5 @@
+import type { ChartInput } from '../charts/chart-input.js'
+import { chartInputOf } from '../charts/insight-chart.js'
 import type { JsonObject } from '../eventlog/port.js'
 import { resultTable, type ResultTable } from '../insights/result-table.js'
 import type { InsightResults } from '../insights/results.js'
@@ -20,32 +22,14 @@ export interface InsightReport {
   readonly table: ResultTable | null
   /** Why there is no result, when the query could not run. */
   readonly error: string | null
-  /** The display its query asks for (`trendsFilter.display`, `funnelsFilter.funnelVizType`); null for the kind's default. */
-  readonly display: string | null
-  /** The range the result counts, as the query reported it; null when it has none. */
-  readonly date_range: { readonly date_from: string; readonly date_to: string } | null
-  /** The environment's timezone the result was counted in. */
-  readonly timezone: string
+  /** What its picture is drawn from: the result with its display, range and timezone. */
+  readonly chart: ChartInput
 }
-
-const objectOf = (value: unknown): JsonObject | null =>
-  value !== null && typeof value === 'object' && !Array.isArray(value) ? value as JsonObject : null
-
-const sourceOf = (query: unknown): JsonObject | null => objectOf(objectOf(query)?.['source'])
 
 const sourceKind = (query: unknown): string | null => {
-  const kind = sourceOf(query)?.['kind']
+  const source = query !== null && typeof query === 'object' ? (query as JsonObject)['source'] : undefined
+  const kind = source !== null && typeof source === 'object' ? (source as JsonObject)['kind'] : undefined
   return typeof kind === 'string' ? kind : null
-}
-
-/** The display the source asks for: a funnel's `funnelsFilter.funnelVizType`, else `<kind>Filter.display` (`trendsFilter.display`…). */
-const sourceDisplay = (query: unknown): string | null => {
-  const source = sourceOf(query)
-  const kind = typeof source?.['kind'] === 'string' ? source['kind'] : ''
-  if (!source || !kind.endsWith('Query')) return null
-  const filter = objectOf(source[`${kind.charAt(0).toLowerCase()}${kind.slice(1, -'Query'.length)}Filter`])
-  const display = kind === 'FunnelsQuery' ? filter?.['funnelVizType'] : filter?.['display']
-  return typeof display === 'string' ? display : null
 }
 
 /** The report of one insight: its query run now (a fresh cached result serves), its result tabled by its kind. */
@@ -55,18 +39,17 @@ export const insightReport = async (
   const computed = await results(environment, insight, 'blocking')
   const kind = sourceKind(insight.query)
   const status = computed.query_status as { error?: unknown; error_message?: unknown } | null
+  const name = insight.name ?? insight.derived_name ?? 'Untitled'
   return {
     id: insight.id,
     short_id: insight.short_id,
-    name: insight.name ?? insight.derived_name ?? 'Untitled',
+    name,
     url: `${base}/project/${insight.environment_id}/insights/${insight.short_id}`,
     kind,
     last_refresh: computed.last_refresh,
     result: computed.result,
     table: resultTable(kind, computed.result),
     error: status?.error === true ? String(status.error_message ?? 'the query failed') : null,
-    display: sourceDisplay(insight.query),
-    date_range: computed.resolved_date_range,
-    timezone: computed.timezone,
+    chart: chartInputOf({ name, query: insight.query, result: computed.result, timezone: computed.timezone, resolved_date_range: computed.resolved_date_range }),
   }
 }

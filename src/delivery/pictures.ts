@@ -17,16 +17,6 @@ export interface Picture {
   readonly url: string | null
 }
 
-/** What a chart of an insight in a delivery is drawn from. */
-export const chartInputOf = (insight: InsightReport): ChartInput => ({
-  kind: insight.kind,
-  display: insight.display,
-  name: insight.name,
-  dateRange: insight.date_range,
-  timezone: insight.timezone,
-  result: insight.result,
-})
-
 export interface PictureOptions {
   readonly render: RenderPicture
   /** Makes each picture's link; none when the target shows pictures only inline (e-mail). */
@@ -48,7 +38,7 @@ export const drawPictures = async (insights: readonly InsightReport[], options: 
     }
     let png: Buffer
     try {
-      png = await options.render(chartInputOf(insight))
+      png = await options.render(insight.chart)
     } catch (error) {
       options.log({ insight: insight.id, err: error instanceof Error ? error.message : String(error) }, 'an insight\'s picture could not be drawn; it is delivered as text')
       pictures.push(null)

@@ -1,4 +1,5 @@
 import t, { type Test } from 'tap'
+import { DEFAULT_CHART_SIZE } from '../../src/charts/chart-input.js'
 import { isPublicUrl } from '../../src/delivery/addresses.js'
 import type { DeliveryJobDeps } from '../../src/delivery/delivery-job.js'
 import type { PictureLink, RenderPicture } from '../../src/delivery/pictures.js'
@@ -95,6 +96,21 @@ t.test('an e-mail carries one inline picture per insight, at most six, in an HTM
   t.match(body, `href="${PUBLIC_URL}/project/${w.environmentId}/dashboard/${w.dashboard.id}/subscriptions/${id}"`, 'where to manage the subscription')
   t.ok(body.indexOf(`/dashboard/${w.dashboard.id}"`) < body.indexOf('cid:'), 'the name and link come above the pictures')
   t.match((await w.api.get(`${w.base}${id}/deliveries/`)).body.results, [{ status: 'delivered', recipients: ['ann@example.com'] }])
+})
+
+t.test('by default the pictures are drawn by the charts\' renderer: six PNGs of a chart\'s size for a dashboard of seven', async (t) => {
+  const w = await mailWorld(t, 7)
+  await w.subscribe({ target_type: 'email', target_value: 'ann@example.com', frequency: 'daily', start_date: '2027-01-05T09:00:00Z' })
+  await w.runAt('2027-01-05T09:00:00Z', { ...w.deps, insightResults: results })
+  const parts = leaves(parseMime(w.smtp.received[0]!.data))
+  const images = parts.filter((part) => part.headers['content-type']?.startsWith('image/png'))
+  t.equal(images.length, 6)
+  const body = parts.find((part) => part.headers['content-type']?.startsWith('text/html'))!.body.toString('utf8')
+  for (const image of images) {
+    t.same(pngDimensions(image.body), DEFAULT_CHART_SIZE, 'a valid PNG of 800 × 450')
+    t.ok(body.includes(`src="cid:${/^<(.+)>$/.exec(image.headers['content-id'] ?? '')?.[1]}"`), 'shown inline')
+  }
+  t.same(w.warnings, [], 'nothing failed')
 })
 
 t.test('an insight whose picture cannot be drawn goes with its table; the delivery is delivered', async (t) => {
