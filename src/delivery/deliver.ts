@@ -96,7 +96,8 @@ const picturesFor = async (deps: DeliveryDeps, report: Report, targetType: strin
   const link = deps.pictureLink ?? null
   if (!render || report.insights.length === 0) return []
   const options = { render, log: deps.channels.log }
-  if (targetType === 'email') return drawPictures(report.insights, { ...options, link: null })
+  // Without a mail server the attempt is refused before anything is sent: nothing to draw for.
+  if (targetType === 'email') return deps.channels.mailer ? drawPictures(report.insights, { ...options, link: null }) : []
   if (!link) return []
   if (targetType === 'webhook') return drawPictures(report.insights, { ...options, link })
   if (targetType === 'slack' && hasSlackWebhook && isPublicUrl(deps.publicUrl)) return drawPictures(report.insights, { ...options, link })
