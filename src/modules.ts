@@ -8,6 +8,7 @@ import { dashboardsModule } from './dashboards/module.js'
 import { decideModule } from './decide/module.js'
 import { environmentsModule } from './environments/module.js'
 import { eventsModule } from './events/module.js'
+import { exportsModule } from './exports/module.js'
 import { flagsModule } from './flags/module.js'
 import { groupsModule } from './groups/module.js'
 import { ingestionModule } from './ingestion/module.js'
@@ -35,6 +36,7 @@ export const MODULES: readonly FeatureModule<RouteDeps>[] = [
   dashboardsModule,
   insightsModule,
   subscriptionsModule,
+  exportsModule,
   flagsModule,
   surveysModule,
   schedulerModule,
