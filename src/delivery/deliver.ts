@@ -14,6 +14,7 @@ import type { InsightResults } from '../insights/results.js'
 import { deliveryTarget, sendReport, type Channels } from './targets.js'
 import { webhookSecretOf } from './webhook-secret.js'
 import { isPublicUrl } from './addresses.js'
+import { exportPictureLink } from './picture-links.js'
 import { drawPictures, type Picture, type PictureLink, type RenderPicture } from './pictures.js'
 
 export interface DeliveryDeps {
@@ -27,7 +28,7 @@ export interface DeliveryDeps {
   readonly insightResults?: InsightResults
   /** Draws the insights' pictures; by default the charts' PNG renderer, null for deliveries without pictures. */
   readonly renderPicture?: RenderPicture | null
-  /** Makes public links to pictures, for Slack's image blocks and webhooks' `picture_url`; by default none. */
+  /** Makes public links to pictures, for Slack's image blocks and webhooks' `picture_url`; by default signed links to PNG exports; null for none. */
   readonly pictureLink?: PictureLink | null
 }
 
@@ -81,7 +82,9 @@ export const attemptDelivery = async (
   const settings = (environment?.['settings'] ?? {}) as JsonObject
   const slackWebhook = typeof settings['slack_incoming_webhook'] === 'string' ? settings['slack_incoming_webhook'] : null
   const webhookSecret = subscription.target_type === 'webhook' ? await webhookSecretOf(deps.log, subscription.environment_id, context) : ''
-  const pictures = await picturesFor(deps, report, subscription.target_type, slackWebhook !== null)
+  const link = deps.pictureLink !== undefined ? deps.pictureLink
+    : environment ? exportPictureLink({ ...deps, insightResults: deps.insightResults ?? queriedInsightResults(deps.models) }, environment, context) : null
+  const pictures = await picturesFor(deps, link, report, subscription.target_type, slackWebhook !== null)
   return sendReport(report, subscription, { webhookSecret, slackWebhook }, deps.channels, pictures)
 }
 
@@ -91,9 +94,10 @@ export const attemptDelivery = async (
  * the internet and links can be made; webhooks get links when they can be made. No pictures
  * are drawn that the target would not carry.
  */
-const picturesFor = async (deps: DeliveryDeps, report: Report, targetType: string, hasSlackWebhook: boolean): Promise<(Picture | null)[]> => {
+const picturesFor = async (
+  deps: DeliveryDeps, link: PictureLink | null, report: Report, targetType: string, hasSlackWebhook: boolean,
+): Promise<(Picture | null)[]> => {
   const render = deps.renderPicture === undefined ? renderChartPng : deps.renderPicture
-  const link = deps.pictureLink ?? null
   if (!render || report.insights.length === 0) return []
   const options = { render, log: deps.channels.log }
   // Without a mail server the attempt is refused before anything is sent: nothing to draw for.

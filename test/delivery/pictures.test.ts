@@ -240,6 +240,35 @@ t.test('a webhook\'s insights carry picture_url when links to pictures are made'
   t.notOk('picture_url' in JSON.parse(receiver.received[1]!.body).insights[0], 'no link without a link maker')
 })
 
+/** Opens a picture link as Slack or a webhook's receiver would, through the app (the public address is not this test's). */
+const opened = async (w: Awaited<ReturnType<typeof deliveryWorld>>, url: string) => {
+  const response = await w.app.inject({ method: 'GET', url: url.slice(PUBLIC_URL.length) })
+  return { status: response.statusCode, type: response.headers['content-type'], png: response.rawPayload }
+}
+
+t.test('by default the links are signed links to PNG exports of the insights, which open without an API key', async (t) => {
+  const w = await dashboardWith(t, 2)
+  const slack = await httpReceiver(t)
+  const hook = await httpReceiver(t)
+  await w.api.patch(`/api/environments/${w.environmentId}/`, { slack_incoming_webhook: `${slack.url}/hook` })
+  await w.subscribe({ target_type: 'slack', target_value: '#growth', frequency: 'daily', start_date: '2027-01-05T09:00:00Z' })
+  await w.subscribe({ target_type: 'webhook', target_value: hook.url, frequency: 'daily', start_date: '2027-01-05T09:00:00Z' })
+  await w.runAt('2027-01-05T09:00:00Z', { ...w.deps, insightResults: results })
+  t.same(w.warnings, [], 'every picture was drawn and linked')
+  const [main, second] = slack.received.map((request) => JSON.parse(request.body))
+  const links = [main.blocks[1].image_url, second.blocks[0].image_url, ...JSON.parse(hook.received[0]!.body).insights.map((one: { picture_url: string }) => one.picture_url)]
+  t.equal(links.length, 4)
+  for (const url of links) {
+    t.match(url, new RegExp(`^${PUBLIC_URL.replace(/\./g, '\\.')}/exporter/[^/?]+\\.png\\?token=[\\w-]+\\.[\\w-]+\\.[\\w-]+$`), 'a signed link under the public address')
+    const picture = await opened(w, url)
+    t.equal(picture.status, 200)
+    t.match(picture.type, /^image\/png/)
+    t.same(pngDimensions(picture.png), DEFAULT_CHART_SIZE, 'the insight\'s picture')
+  }
+  const forged = await opened(w, `${links[0].replace(/token=.*$/, 'token=')}${'x'.repeat(10)}.${'y'.repeat(10)}.${'z'.repeat(10)}`)
+  t.equal(forged.status, 403, 'a made-up token opens nothing')
+})
+
 t.test('which public addresses Slack can fetch pictures from', async (t) => {
   for (const url of ['https://hedgelog.example.com', 'http://analytics.internal:8000', 'https://8.8.8.8/', 'http://[2606:4700::1111]:8000']) t.ok(isPublicUrl(url), url)
   for (const url of ['http://localhost:8000', 'http://app.localhost', 'http://127.0.0.1:8000', 'http://10.1.2.3', 'http://192.168.0.5:80', 'http://[::1]:8000', 'http://[fd00::1]/', 'not a url']) {
