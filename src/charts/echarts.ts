@@ -15,6 +15,7 @@ import type * as Charts from 'echarts/types/dist/charts'
 import type * as Components from 'echarts/types/dist/components'
 import type * as Core from 'echarts/types/dist/core'
 import type * as Renderers from 'echarts/types/dist/renderers'
+import { measureText } from './fonts.js'
 
 const core = coreModule as unknown as typeof Core
 const charts = chartsModule as unknown as typeof Charts
@@ -26,6 +27,7 @@ core.use([
   components.TitleComponent, components.GridComponent, components.LegendComponent, components.GraphicComponent,
   renderers.SVGRenderer,
 ])
+core.setPlatformAPI({ measureText })
 
 /** A chart laid out without a DOM, to be written out with `renderToSVGString()` and then disposed. */
 export const initSsrChart = (width: number, height: number): Core.EChartsType =>

@@ -46,7 +46,7 @@ export const frameOption = (input: ChartInput, size: ChartSize): ChartOption => 
     subtext: subtitleOf(input),
     left: MARGIN,
     top: 10,
-    itemGap: 6,
+    itemGap: 10,
     textStyle: { fontFamily: FONT_FAMILY, fontSize: 16, fontWeight: 'bold', color: TEXT_COLOR, width: size.width - 2 * MARGIN, overflow: 'truncate' },
     subtextStyle: { fontFamily: FONT_FAMILY, fontSize: 12, color: MUTED_TEXT_COLOR, width: size.width - 2 * MARGIN, overflow: 'truncate' },
   },

@@ -41,6 +41,7 @@ const stepsOption = (result: unknown, size: ChartSize): ChartOption | null => {
   const label = (first: number) => ({
     show: true,
     position: 'top',
+    distance: 6,
     fontFamily: FONT_FAMILY,
     fontSize: 11,
     color: TEXT_COLOR,

@@ -1,5 +1,5 @@
 import type { ChartSize } from './chart-input.js'
-import { FONT_FAMILY } from './fonts.js'
+import { FONT_FAMILY, measureText } from './fonts.js'
 import { bodyOf } from './frame.js'
 import { LINE_COLOR, MUTED_TEXT_COLOR, TEXT_COLOR } from './palette.js'
 
@@ -21,8 +21,8 @@ export interface TableSpec {
 
 const MAX_ROW_HEIGHT = 26
 const MIN_ROW_HEIGHT = 14
-/** About the width of a character at `size` pixels of DejaVu Sans. */
-const characterWidth = (size: number) => size * 0.62
+/** The width of `text` at one pixel of the bundled font. */
+const emsOf = (text: string): number => measureText(text, '1px').width
 
 /**
  * The ECharts `graphic` elements of a table filling the frame's body. Rows that do not fit are
@@ -35,13 +35,13 @@ export const tableElements = (spec: TableSpec, size: ChartSize): Record<string, 
   const shownRows = spec.rows.slice(0, Math.max(0, Math.floor(body.height / rowHeight) - 1))
   const rowFont = Math.max(9, Math.min(12, Math.floor(rowHeight * 0.5)))
   const swatchSpace = spec.swatch ? rowFont + 6 : 0
-  const firstNeeds = Math.max(...[spec.columns, ...shownRows].map((row) => (row[0] ?? '').length)) * characterWidth(rowFont) + swatchSpace + 12
+  const firstNeeds = Math.max(...[spec.columns, ...shownRows].map((row) => emsOf(row[0] ?? ''))) * rowFont * 1.1 + swatchSpace + 12
   const others = spec.columns.length - 1
   const first = others === 0 ? body.width : Math.min(body.width * 0.4, Math.max(60, firstNeeds))
   const rest = others === 0 ? 0 : (body.width - first) / others
   // Numbers are made smaller (down to 8 px) rather than cut short when their columns are narrow.
-  const longest = Math.max(1, ...[spec.columns, ...shownRows].flatMap((row) => row.slice(1).map((cell) => cell.length)))
-  const fontSize = others === 0 ? rowFont : Math.max(8, Math.min(rowFont, Math.floor((rest - 12) / characterWidth(longest))))
+  const widest = Math.max(0.5, ...[spec.columns, ...shownRows].flatMap((row) => row.slice(1).map(emsOf)))
+  const fontSize = others === 0 ? rowFont : Math.max(8, Math.min(rowFont, Math.floor((rest - 12) / (widest * 1.1))))
   const left = (column: number) => body.left + (column === 0 ? 0 : first + (column - 1) * rest)
   const width = (column: number) => (column === 0 ? first : rest)
 
