@@ -236,7 +236,7 @@ t.test('a webhook\'s insights carry picture_url when links to pictures are made'
   ])
   t.notOk('picture_url' in payload.insights[1], 'an insight whose picture could not be drawn has no link')
   t.same(Object.keys(payload.insights[0]).sort(), ['error', 'id', 'kind', 'last_refresh', 'name', 'picture_url', 'result', 'short_id', 'table', 'url'])
-  await w.runAt('2027-01-06T09:00:00Z', { ...w.deps, insightResults: results, renderPicture: renderer().render })
+  await w.runAt('2027-01-06T09:00:00Z', { ...w.deps, insightResults: results, renderPicture: renderer().render, pictureLink: null })
   t.notOk('picture_url' in JSON.parse(receiver.received[1]!.body).insights[0], 'no link without a link maker')
 })
 
