@@ -72,7 +72,7 @@ const sendMails = async (mails: readonly Mail[], channels: Channels): Promise<{ 
 }
 
 /** A PNG's width and height, from its IHDR chunk; null when `png` is not a PNG. */
-export const pngSize = (png: Buffer): { width: number; height: number } | null => {
+const pngSize = (png: Buffer): { width: number; height: number } | null => {
   const signature = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])
   if (png.length < 24 || !png.subarray(0, 8).equals(signature) || png.toString('latin1', 12, 16) !== 'IHDR') return null
   return { width: png.readUInt32BE(16), height: png.readUInt32BE(20) }
