@@ -1,5 +1,5 @@
 import t from 'tap'
-import { exportsWorld, FUNNEL, TRENDS } from './support.js'
+import { exportsWorld, FUNNEL, TRENDS } from './support/world.js'
 
 const FILENAME = /^export-weekly-signups-\d{4}-\d\d-\d\d-\d{6}\.csv$/
 

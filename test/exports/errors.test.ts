@@ -1,6 +1,6 @@
 import t from 'tap'
 import { client } from '../support/client.js'
-import { exportsWorld, TRENDS } from './support.js'
+import { exportsWorld, TRENDS } from './support/world.js'
 
 const refusal = (detail: string, attr: string | null, code = 'invalid_input') => ({ type: 'validation_error', code, detail, attr })
 

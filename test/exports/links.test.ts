@@ -2,7 +2,7 @@ import t from 'tap'
 import { assetLink } from '../../src/exports/link.js'
 import { exportLinkSecret } from '../../src/exports/link-key.js'
 import { context } from '../support/world.js'
-import { exportsWorld, TRENDS } from './support.js'
+import { exportsWorld, TRENDS } from './support/world.js'
 
 const PUBLIC_URL = 'https://hedgelog.example.com/'
 

@@ -4,7 +4,7 @@ import { createInsightPicture } from '../../src/exports/service.js'
 import { queriedInsightResults } from '../../src/insights/query/insight-results.js'
 import { DEFAULT_CHART_SIZE } from '../../src/charts/chart-input.js'
 import { context } from '../support/world.js'
-import { exportsWorld, FUNNEL, TRENDS } from './support.js'
+import { exportsWorld, FUNNEL, TRENDS } from './support/world.js'
 
 const SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])
 

@@ -6,7 +6,7 @@ import { exportContent } from '../../src/exports/service.js'
 import { handleCommand } from '../../src/kernel/handle-command.js'
 import { collect } from '../support/collect.js'
 import { context } from '../support/world.js'
-import { exportsWorld, TRENDS } from './support.js'
+import { exportsWorld, TRENDS } from './support/world.js'
 
 t.test('rebuilding the exports read model from the log gives the same exports and content', async (t) => {
   const w = await exportsWorld(t)

@@ -1,7 +1,7 @@
 import type { Test } from 'tap'
-import { captureAndSettle, event } from '../projections/support/captured.js'
-import { client } from '../support/client.js'
-import { world } from '../support/world.js'
+import { captureAndSettle, event } from '../../projections/support/captured.js'
+import { client } from '../../support/client.js'
+import { world } from '../../support/world.js'
 
 export const TRENDS = {
   kind: 'InsightVizNode',
