@@ -58,3 +58,21 @@ export const isPublicAddress = (address: string): boolean => {
   if ((first & 0xe000) !== 0x2000) return false // outside 2000::/3, the global unicast block
   return true
 }
+
+/**
+ * Whether a service elsewhere on the internet (Slack fetching an image) can reach `url`'s host: an
+ * IP literal when `isPublicAddress` says so, a name unless it is `localhost` or under `.localhost`.
+ * What a name resolves to is not looked up; a name the operator configured is taken as meant.
+ */
+export const isPublicUrl = (url: string): boolean => {
+  let host: string
+  try {
+    host = new URL(url).hostname.toLowerCase()
+  } catch {
+    return false
+  }
+  if (host.startsWith('[') && host.endsWith(']')) host = host.slice(1, -1)
+  if (host.endsWith('.')) host = host.slice(0, -1)
+  if (isIPv4(host) || isIPv6(host)) return isPublicAddress(host)
+  return host !== '' && host !== 'localhost' && !host.endsWith('.localhost')
+}

@@ -1,3 +1,4 @@
+import { renderChartPng } from '../charts/render.js'
 import type { EventLog, JsonObject } from '../eventlog/port.js'
 import { handleCommand, type CommandContext, type CommandResult } from '../kernel/handle-command.js'
 import { newEventId } from '../kernel/ids.js'
@@ -12,6 +13,9 @@ import { queriedInsightResults } from '../insights/query/insight-results.js'
 import type { InsightResults } from '../insights/results.js'
 import { deliveryTarget, sendReport, type Channels } from './targets.js'
 import { webhookSecretOf } from './webhook-secret.js'
+import { isPublicUrl } from './addresses.js'
+import { exportPictureLink } from './picture-links.js'
+import { drawPictures, type Picture, type PictureLink, type RenderPicture } from './pictures.js'
 
 export interface DeliveryDeps {
   readonly log: EventLog
@@ -22,6 +26,10 @@ export interface DeliveryDeps {
   readonly clock: () => Date
   /** Runs the delivered insights' queries; by default the query service over the read models. */
   readonly insightResults?: InsightResults
+  /** Draws the insights' pictures; by default the charts' PNG renderer, null for deliveries without pictures. */
+  readonly renderPicture?: RenderPicture | null
+  /** Makes public links to pictures, for Slack's image blocks and webhooks' `picture_url`; by default signed links to PNG exports; null for none. */
+  readonly pictureLink?: PictureLink | null
 }
 
 export const schedulerContext = (now: Date): CommandContext => ({ actor: 'scheduler', now: now.toISOString(), correlationId: newEventId() })
@@ -52,13 +60,16 @@ export const reportFor = async (
     return { refused: `dashboard ${subscription.dashboard} no longer exists` }
   }
   const insights = []
+  let insightCount = 0
   for (const tile of dashboard.tiles) {
-    if (insights.length >= MAX_DELIVERED_INSIGHTS) break
     if (tile.deleted || typeof tile.insight !== 'number') continue
     const insight = await deps.models.get('insights', String(tile.insight))
-    if (insight && !insight.deleted) insights.push(await insightReport(insight, environment, results, base))
+    if (!insight || insight.deleted) continue
+    insightCount++
+    // Past the first six, the insights are only counted, for the note on how many were left out.
+    if (insights.length < MAX_DELIVERED_INSIGHTS) insights.push(await insightReport(insight, environment, results, base))
   }
-  return buildReport(subscription, { dashboard, insights }, deps.publicUrl, occurrence, sentAt.toISOString())
+  return buildReport(subscription, { dashboard, insights, insightCount }, deps.publicUrl, occurrence, sentAt.toISOString())
 }
 
 /** Builds and sends one delivery of `subscription`; never throws for what the target does. */
@@ -71,5 +82,28 @@ export const attemptDelivery = async (
   const settings = (environment?.['settings'] ?? {}) as JsonObject
   const slackWebhook = typeof settings['slack_incoming_webhook'] === 'string' ? settings['slack_incoming_webhook'] : null
   const webhookSecret = subscription.target_type === 'webhook' ? await webhookSecretOf(deps.log, subscription.environment_id, context) : ''
-  return sendReport(report, subscription, { webhookSecret, slackWebhook }, deps.channels)
+  const link = deps.pictureLink !== undefined ? deps.pictureLink
+    : environment ? exportPictureLink({ ...deps, insightResults: deps.insightResults ?? queriedInsightResults(deps.models) }, environment, context) : null
+  const pictures = await picturesFor(deps, link, report, subscription.target_type, slackWebhook !== null)
+  return sendReport(report, subscription, { webhookSecret, slackWebhook }, deps.channels, pictures)
+}
+
+/**
+ * The pictures a delivery to `targetType` carries: e-mail shows them inline and needs no links;
+ * Slack shows them only from links it can fetch, so only when `publicUrl` is reachable from
+ * the internet and links can be made; webhooks get links when they can be made. No pictures
+ * are drawn that the target would not carry.
+ */
+const picturesFor = async (
+  deps: DeliveryDeps, link: PictureLink | null, report: Report, targetType: string, hasSlackWebhook: boolean,
+): Promise<(Picture | null)[]> => {
+  const render = deps.renderPicture === undefined ? renderChartPng : deps.renderPicture
+  if (!render || report.insights.length === 0) return []
+  const options = { render, log: deps.channels.log }
+  // Without a mail server the attempt is refused before anything is sent: nothing to draw for.
+  if (targetType === 'email') return deps.channels.mailer ? drawPictures(report.insights, { ...options, link: null }) : []
+  if (!link) return []
+  if (targetType === 'webhook') return drawPictures(report.insights, { ...options, link })
+  if (targetType === 'slack' && hasSlackWebhook && isPublicUrl(deps.publicUrl)) return drawPictures(report.insights, { ...options, link })
+  return []
 }

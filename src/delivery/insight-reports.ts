@@ -1,3 +1,5 @@
+import type { ChartInput } from '../charts/chart-input.js'
+import { chartInputOf } from '../charts/insight-chart.js'
 import type { JsonObject } from '../eventlog/port.js'
 import { resultTable, type ResultTable } from '../insights/result-table.js'
 import type { InsightResults } from '../insights/results.js'
@@ -20,6 +22,8 @@ export interface InsightReport {
   readonly table: ResultTable | null
   /** Why there is no result, when the query could not run. */
   readonly error: string | null
+  /** What its picture is drawn from: the result with its display, range and timezone. */
+  readonly chart: ChartInput
 }
 
 const sourceKind = (query: unknown): string | null => {
@@ -35,15 +39,17 @@ export const insightReport = async (
   const computed = await results(environment, insight, 'blocking')
   const kind = sourceKind(insight.query)
   const status = computed.query_status as { error?: unknown; error_message?: unknown } | null
+  const name = insight.name ?? insight.derived_name ?? 'Untitled'
   return {
     id: insight.id,
     short_id: insight.short_id,
-    name: insight.name ?? insight.derived_name ?? 'Untitled',
+    name,
     url: `${base}/project/${insight.environment_id}/insights/${insight.short_id}`,
     kind,
     last_refresh: computed.last_refresh,
     result: computed.result,
     table: resultTable(kind, computed.result),
     error: status?.error === true ? String(status.error_message ?? 'the query failed') : null,
+    chart: chartInputOf({ name, query: insight.query, result: computed.result, timezone: computed.timezone, resolved_date_range: computed.resolved_date_range }),
   }
 }

@@ -20,6 +20,10 @@ export interface Report {
   readonly insight: InsightReport | null
   /** The insights delivered with their results: a dashboard's first six, or the subscribed one. */
   readonly insights: readonly InsightReport[]
+  /** How many insights the dashboard holds, of which `insights` are the first; 1 for an insight's subscription. */
+  readonly insight_count: number
+  /** The subscription's page, where it is changed or stopped. */
+  readonly manage_url: string
   /** The scheduled time this delivery stands for; null for a test delivery. */
   readonly occurrence: string | null
   readonly sent_at: string
@@ -31,7 +35,7 @@ const tileText = (body: string): string => (body.length > TILE_TEXT_LIMIT ? `${b
 
 /** What a delivery reports on: a dashboard with the reports of its insights, or one insight. */
 export type ReportSubject =
-  | { readonly dashboard: Dashboard; readonly insights: readonly InsightReport[] }
+  | { readonly dashboard: Dashboard; readonly insights: readonly InsightReport[]; readonly insightCount?: number }
   | { readonly insight: InsightReport }
 
 /** The report of one delivery; `publicUrl` is where users open Hedgelog's pages (`HEDGELOG_PUBLIC_URL`). */
@@ -40,10 +44,17 @@ export const buildReport = (
 ): Report => {
   const base = publicUrl.replace(/\/+$/, '')
   const common = { subscription: { id: subscription.id, title: subscription.title, summary: subscriptionSummary(subscription) }, occurrence, sent_at: sentAt }
-  if ('insight' in subject) return { ...common, dashboard: null, insight: subject.insight, insights: [subject.insight] }
+  if ('insight' in subject) {
+    return {
+      ...common, dashboard: null, insight: subject.insight, insights: [subject.insight], insight_count: 1,
+      manage_url: `${base}/project/${subscription.environment_id}/insights/${subject.insight.short_id}/subscriptions/${subscription.id}`,
+    }
+  }
   const { dashboard } = subject
   return {
     ...common,
+    insight_count: Math.max(subject.insightCount ?? 0, subject.insights.length),
+    manage_url: `${base}/project/${dashboard.environment_id}/dashboard/${dashboard.id}/subscriptions/${subscription.id}`,
     dashboard: {
       id: dashboard.id,
       name: dashboard.name ?? 'Untitled',
@@ -73,7 +84,8 @@ const insightLines = (insight: InsightReport, style: TextStyle): string[] => {
   return [insight.name, ...body, style === 'slack' ? insight.url : `    ${insight.url}`, '']
 }
 
-const heading = (report: Report): string => report.subscription.title ?? reportTarget(report).name
+/** What a delivery calls itself: the subscription's title, or the name of what it reports on. */
+export const heading = (report: Report): string => report.subscription.title ?? reportTarget(report).name
 
 /** The plain-text body of e-mail and Slack. */
 export const reportText = (report: Report, style: TextStyle = 'mail'): string => {

@@ -1,10 +1,15 @@
-import type { Mail, Mailer } from '../mail/mailer.js'
+import { DEFAULT_CHART_SIZE } from '../charts/chart-input.js'
+import type { Mail, MailAttachment, Mailer } from '../mail/mailer.js'
 import type { DeliveryTarget } from '../subscriptions/events.js'
 import type { AttemptOutcome } from '../subscriptions/delivery-decider.js'
 import type { Subscription } from '../subscriptions/state.js'
 import { OutboundRefused } from './outbound.js'
+import type { InsightReport } from './insight-reports.js'
+import type { Picture } from './pictures.js'
 import { reportSubject, reportTarget, reportText, type Report } from './report.js'
+import { reportHtml, type InlinePicture } from './report-html.js'
 import { signatureHeader } from './signature.js'
+import { slackMessages } from './slack-message.js'
 
 /** How a delivery leaves the process: a JSON POST (refusing addresses not allowed) and, when configured, SMTP. */
 export interface Channels {
@@ -66,14 +71,85 @@ const sendMails = async (mails: readonly Mail[], channels: Channels): Promise<{ 
   return { outcome: { status: 'failed', reason: `no recipient's server accepted the e-mail: ${lastError}`.slice(0, 500) }, sent }
 }
 
-/** Sends one report to the subscription's target; answers the outcome and where it went. */
+/** A PNG's width and height, from its IHDR chunk; null when `png` is not a PNG. */
+const pngSize = (png: Buffer): { width: number; height: number } | null => {
+  const signature = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])
+  if (png.length < 24 || !png.subarray(0, 8).equals(signature) || png.toString('latin1', 12, 16) !== 'IHDR') return null
+  return { width: png.readUInt32BE(16), height: png.readUInt32BE(20) }
+}
+
+const fileName = (name: string): string => `${name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 60) || 'insight'}.png`
+
+/** The report as one e-mail's content: the HTML body with each picture inline (by `cid`), the plain text as its alternative. */
+const reportMail = (report: Report, pictures: readonly (Picture | null)[]): Omit<Mail, 'to'> => {
+  const attachments: MailAttachment[] = []
+  const inline = report.insights.map((insight, i): InlinePicture | null => {
+    const picture = pictures[i]
+    if (!picture) return null
+    const cid = `insight-${i + 1}-${insight.id}@hedgelog`
+    attachments.push({ cid, filename: fileName(insight.name), content: picture.png, contentType: 'image/png' })
+    // A picture drawn at a larger scale is shown at the size of a chart, sharp on dense screens.
+    return { cid, width: Math.min(pngSize(picture.png)?.width ?? DEFAULT_CHART_SIZE.width, DEFAULT_CHART_SIZE.width) }
+  })
+  return { subject: reportSubject(report), text: reportText(report), html: reportHtml(report, inline), attachments }
+}
+
+/** An insight in a webhook's body: its fields as documented, and its picture's link when one was made. */
+const webhookInsight = (insight: InsightReport, picture: Picture | null | undefined) => ({
+  id: insight.id, short_id: insight.short_id, name: insight.name, url: insight.url, kind: insight.kind,
+  last_refresh: insight.last_refresh, result: insight.result, table: insight.table, error: insight.error,
+  ...(picture?.url ? { picture_url: picture.url } : {}),
+})
+
+/** The JSON a webhook receives. */
+const webhookBody = (report: Report, pictures: readonly (Picture | null)[]): string => {
+  const insights = report.insights.map((insight, i) => webhookInsight(insight, pictures[i]))
+  return JSON.stringify({
+    type: 'subscription.delivery',
+    subscription: report.subscription,
+    dashboard: report.dashboard,
+    insight: report.insight ? insights[0]! : null,
+    insights,
+    occurrence: report.occurrence,
+    sent_at: report.sent_at,
+  })
+}
+
+/**
+ * Slack through the environment's incoming webhook. With no picture links, one text message as
+ * always. With them, the main message (blocks, the text as fallback) and then each further
+ * insight and the note on insights left out as messages of their own: an incoming webhook
+ * cannot reply in a thread, as PostHog's bot does. The attempt stands or falls with the main
+ * message; a follow-up that fails is logged, since a retry would post the main message again.
+ */
+const sendSlack = async (
+  report: Report, channel: string, webhook: string, pictures: readonly (Picture | null)[], channels: Channels,
+): Promise<AttemptOutcome> => {
+  const text = reportText(report, 'slack')
+  if (!pictures.some((picture) => picture?.url)) {
+    return postOutcome(() => channels.post(webhook, JSON.stringify({ channel, text, unfurl_links: false }), {}))
+  }
+  const { main, followUps } = slackMessages(report, pictures, text)
+  const outcome = await postOutcome(() => channels.post(webhook, JSON.stringify({ channel, ...main, unfurl_links: false }), {}))
+  if (outcome.status !== 'delivered') return outcome
+  for (const message of followUps) {
+    await channels.post(webhook, JSON.stringify({ channel, ...message, unfurl_links: false }), {}).catch((error: unknown) =>
+      channels.log({ channel, err: reasonOf(error) }, 'a follow-up Slack message of a delivery could not be posted'))
+  }
+  return outcome
+}
+
+/**
+ * Sends one report to the subscription's target; answers the outcome and where it went.
+ * `pictures` are the insights' pictures in the order of `report.insights` (null or missing: none).
+ */
 export const sendReport = async (
-  report: Report, subscription: Subscription, environment: EnvironmentFacts, channels: Channels,
+  report: Report, subscription: Subscription, environment: EnvironmentFacts, channels: Channels, pictures: readonly (Picture | null)[] = [],
 ): Promise<{ outcome: AttemptOutcome; target: DeliveryTarget }> => {
   const target = deliveryTarget(subscription)
   switch (subscription.target_type) {
     case 'webhook': {
-      const body = JSON.stringify({ type: 'subscription.delivery', ...report })
+      const body = webhookBody(report, pictures)
       const headers = { 'x-hedgelog-signature': signatureHeader(environment.webhookSecret, body, new Date(report.sent_at)) }
       return { outcome: await postOutcome(() => channels.post(subscription.target_value, body, headers)), target }
     }
@@ -81,12 +157,11 @@ export const sendReport = async (
       if (!environment.slackWebhook) {
         return { outcome: { status: 'refused', reason: 'the environment has no Slack incoming webhook (slack_incoming_webhook)' }, target }
       }
-      const body = JSON.stringify({ channel: subscription.target_value, text: reportText(report, 'slack'), unfurl_links: false })
-      return { outcome: await postOutcome(() => channels.post(environment.slackWebhook!, body, {})), target }
+      return { outcome: await sendSlack(report, subscription.target_value, environment.slackWebhook, pictures, channels), target }
     }
     case 'email': {
-      const text = reportText(report)
-      const mails = target.recipients.map((to) => ({ to, subject: reportSubject(report), text }))
+      const content = reportMail(report, pictures)
+      const mails = target.recipients.map((to) => ({ to, ...content }))
       const { outcome, sent } = await sendMails(mails, channels)
       return { outcome, target: { ...target, recipients: outcome.status === 'delivered' ? sent : target.recipients } }
     }

@@ -1,9 +1,20 @@
 import nodemailer from 'nodemailer'
 
+/** A file sent with a message; with a `cid`, the HTML body shows it inline as `<img src="cid:…">`. */
+export interface MailAttachment {
+  readonly filename: string
+  readonly content: Buffer
+  readonly contentType: string
+  readonly cid?: string
+}
+
 export interface Mail {
   readonly to: string
   readonly subject: string
+  /** The plain-text body; with `html`, the alternative for clients that show no HTML. */
   readonly text: string
+  readonly html?: string
+  readonly attachments?: readonly MailAttachment[]
 }
 
 /** Sends mail; what a send cannot deliver rejects, for the caller to log. */
@@ -16,7 +27,15 @@ export interface Mailer {
 export const smtpMailer = (url: string, from: string): Mailer => {
   const transport = nodemailer.createTransport(url, { connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 20_000 })
   return {
-    send: async (mail) => { await transport.sendMail({ from, to: mail.to, subject: mail.subject, text: mail.text }) },
+    send: async (mail) => {
+      await transport.sendMail({
+        from, to: mail.to, subject: mail.subject, text: mail.text,
+        ...(mail.html !== undefined ? { html: mail.html } : {}),
+        ...(mail.attachments && mail.attachments.length > 0
+          ? { attachments: mail.attachments.map((file) => ({ filename: file.filename, content: file.content, contentType: file.contentType, ...(file.cid ? { cid: file.cid } : {}) })) }
+          : {}),
+      })
+    },
     close: () => transport.close(),
   }
 }
