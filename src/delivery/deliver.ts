@@ -1,4 +1,4 @@
-import { renderChartPng } from '../charts/render.js'
+import { drawChartPng } from '../charts/chart-pool.js'
 import type { EventLog, JsonObject } from '../eventlog/port.js'
 import { handleCommand, type CommandContext, type CommandResult } from '../kernel/handle-command.js'
 import { newEventId } from '../kernel/ids.js'
@@ -97,7 +97,7 @@ export const attemptDelivery = async (
 const picturesFor = async (
   deps: DeliveryDeps, link: PictureLink | null, report: Report, targetType: string, hasSlackWebhook: boolean,
 ): Promise<(Picture | null)[]> => {
-  const render = deps.renderPicture === undefined ? renderChartPng : deps.renderPicture
+  const render = deps.renderPicture === undefined ? drawChartPng : deps.renderPicture
   if (!render || report.insights.length === 0) return []
   const options = { render, log: deps.channels.log }
   // Without a mail server the attempt is refused before anything is sent: nothing to draw for.

@@ -1,6 +1,6 @@
 import { DEFAULT_CHART_SIZE } from '../charts/chart-input.js'
 import { chartInputOf } from '../charts/insight-chart.js'
-import { renderChartPng } from '../charts/render.js'
+import { drawChartPng } from '../charts/chart-pool.js'
 import type { Environment } from '../readstore/environment.js'
 import type { InsightDocument } from '../insights/document.js'
 import type { Rendered } from './csv-export.js'
@@ -16,5 +16,5 @@ export const renderPicture = async (deps: ExportDeps, environment: Environment, 
   const status = results.query_status
   if (status && status['error'] === true) return { content: null, exception: String(status['error_message'] ?? 'The query failed.') }
   const input = chartInputOf({ ...insight, ...results })
-  return { content: await renderChartPng(input, DEFAULT_CHART_SIZE), exception: null }
+  return { content: await drawChartPng(input, DEFAULT_CHART_SIZE), exception: null }
 }
