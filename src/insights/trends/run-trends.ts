@@ -10,7 +10,7 @@ import { isoDateTime } from '../time/labels.js'
 import { openZone } from '../time/zone.js'
 import { applyFormulas, type FormulaPlan } from './apply-formulas.js'
 import { compileBreakdown, type BreakdownPlan } from './breakdown-values.js'
-import { SeriesCollector } from './collector.js'
+import { SeriesCollector, type Entry } from './collector.js'
 import { parseFormula } from './formula.js'
 import { compileSeries, type SeriesPlan } from './series-plan.js'
 import { isOtherSeries, shapeSeries, type CompareLabel, type Shaping, type TrendsSeries } from './series-results.js'
@@ -30,7 +30,7 @@ const formulasOf = (query: TrendsQuery, seriesCount: number): FormulaPlan[] => {
   return nodes.map((node) => ({ text: node.formula, customName: node.custom_name ?? null, formula: parseFormula(node.formula, seriesCount) }))
 }
 
-interface Plan {
+export interface Plan {
   readonly series: SeriesPlan[]
   readonly breakdown: BreakdownPlan | null
   readonly formulas: FormulaPlan[]
@@ -48,11 +48,74 @@ const planTrends = (query: TrendsQuery, input: QueryInput, interval: ResolvedRan
   return { series, breakdown, formulas: formulasOf(query, series.length), needs }
 }
 
-/** Runs every series over one period with one scan, then shapes their results. */
-const runPeriod = async (
-  plan: Plan, range: ResolvedRange, shaping: Omit<Shaping, 'range' | 'compareLabel'>, compareLabel: CompareLabel | null,
-  source: QuerySource, input: QueryInput, rangeContext: RangeContext,
-): Promise<{ perSeries: TrendsSeries[][]; cut: boolean }> => {
+/** One period a run counts: the current one, or the one it is compared with. */
+export interface TrendsPeriod {
+  readonly range: ResolvedRange
+  readonly label: CompareLabel | null
+}
+
+/** What a trends run settles before it counts events: its plan, its periods and how their series are shaped. */
+export interface TrendsRun {
+  readonly query: TrendsQuery
+  readonly plan: Plan
+  readonly periods: readonly TrendsPeriod[]
+  readonly current: ResolvedRange
+  readonly shaping: Omit<Shaping, 'range' | 'compareLabel'>
+  readonly rangeContext: RangeContext
+}
+
+/**
+ * Settles a run of a TrendsQuery at `input.now`: the series and breakdown, the current period
+ * and the compared one, and the shaping of results. `earliestEvent` is the environment's first
+ * event (for `date_from: "all"`), null when the range does not need it.
+ */
+export const trendsRun = (query: TrendsQuery, input: QueryInput, earliestEvent: number | null): TrendsRun => {
+  const { environment } = input
+  const zone = openZone(environment.timezone)
+  const display = query.trendsFilter?.display ?? 'ActionsLineGraph'
+  const totalValue = isTotalValue(display)
+  const interval = totalValue ? 'day' : query.interval ?? 'day'
+  const plan = planTrends(query, input, interval)
+  const rangeContext: RangeContext = { zone, weekStartDay: environment.weekStartDay, now: input.now, earliestEvent }
+  const current = resolveRange(query.dateRange, interval, rangeContext)
+  const periods: TrendsPeriod[] = query.compareFilter?.compare === true
+    ? [{ range: current, label: 'current' }, { range: compareRange(query.dateRange, current, query.compareFilter?.compare_to, rangeContext), label: 'previous' }]
+    : [{ range: current, label: null }]
+  const shaping = {
+    currentRange: current, zone, weekStartDay: environment.weekStartDay, totalValue,
+    cumulative: display === 'ActionsLineGraphCumulative', smoothing: query.trendsFilter?.smoothingIntervals ?? 1,
+    seriesCount: plan.series.length, breakdown: plan.breakdown, filter: trendsFilterEcho(query, current, zone),
+  }
+  return { query, plan, periods, current, shaping, rangeContext }
+}
+
+/**
+ * The response of a run from what it counted: for each period, each series' entries (its
+ * breakdown values, each with one cell per bucket of the period, or one for a total value).
+ */
+export const trendsResponse = (run: TrendsRun, counted: readonly (readonly Entry[][])[], timezone: string): TrendsResponse => {
+  const { plan, shaping } = run
+  const results: TrendsSeries[] = []
+  let hasMore = false
+  run.periods.forEach((period, index) => {
+    const perSeries = plan.series.map((series, order) => {
+      const shaped = shapeSeries(series, counted[index]![order]!, { ...shaping, range: period.range, compareLabel: period.label })
+      hasMore ||= shaped.cut
+      return shaped.series
+    })
+    results.push(...(plan.formulas.length > 0 ? applyFormulas(perSeries, plan.formulas, shaping.totalValue) : perSeries.flat()))
+  })
+  return {
+    results: plan.breakdown?.hideOther ? results.filter((series) => !isOtherSeries(series)) : results,
+    hasMore,
+    timezone,
+    resolved_date_range: { date_from: isoDateTime(run.current.from, shaping.zone), date_to: isoDateTime(run.current.to, shaping.zone) },
+  }
+}
+
+/** Counts every series over one period with one scan: each series' entries. */
+const countPeriod = async (run: TrendsRun, range: ResolvedRange, source: QuerySource, input: QueryInput): Promise<Entry[][]> => {
+  const { plan, shaping, rangeContext } = run
   const buckets = new BucketIndex(range, rangeContext.zone, rangeContext.weekStartDay)
   const collectors = plan.series.map((series) => new SeriesCollector(series, buckets, plan.breakdown, shaping.totalValue, rangeContext.zone))
   const scan = { from: earliestOf(collectors.map((c) => c.scanFrom())), to: range.filterTo, events: namesOf(plan.series.map((s) => s.event)) }
@@ -60,48 +123,16 @@ const runPeriod = async (
   await visitRows(source, scan, lookups, (row) => {
     for (const collector of collectors) if (collector.accepts(row.event)) collector.add(row)
   })
-  let cut = false
-  const perSeries = collectors.map((collector) => {
-    const shaped = shapeSeries(collector.plan, collector.finish(), { ...shaping, range, compareLabel })
-    cut ||= shaped.cut
-    return shaped.series
-  })
-  return { perSeries, cut }
+  return collectors.map((collector) => collector.finish())
 }
 
 /** Runs a TrendsQuery (PostHog's TrendsQueryRunner): series, breakdowns, compare, formulas and displays. */
 export const runTrends = async (query: TrendsQuery, input: QueryInput, source: QuerySource): Promise<TrendsResponse> => {
-  const { environment } = input
-  const zone = openZone(environment.timezone)
-  const display = query.trendsFilter?.display ?? 'ActionsLineGraph'
-  const totalValue = isTotalValue(display)
-  const interval = totalValue ? 'day' : query.interval ?? 'day'
-  const plan = planTrends(query, input, interval)
   const earliestEvent = query.dateRange?.date_from === 'all' ? await source.earliestTimestamp() : null
-  const rangeContext: RangeContext = { zone, weekStartDay: environment.weekStartDay, now: input.now, earliestEvent }
-  const current = resolveRange(query.dateRange, interval, rangeContext)
-  const compare = query.compareFilter?.compare === true
-  const periods: [ResolvedRange, CompareLabel | null][] = compare
-    ? [[current, 'current'], [compareRange(query.dateRange, current, query.compareFilter?.compare_to, rangeContext), 'previous']]
-    : [[current, null]]
-  const shaping = {
-    currentRange: current, zone, weekStartDay: environment.weekStartDay, totalValue,
-    cumulative: display === 'ActionsLineGraphCumulative', smoothing: query.trendsFilter?.smoothingIntervals ?? 1,
-    seriesCount: plan.series.length, breakdown: plan.breakdown, filter: trendsFilterEcho(query, current, zone),
-  }
-  const results: TrendsSeries[] = []
-  let hasMore = false
-  for (const [range, label] of periods) {
-    const { perSeries, cut } = await runPeriod(plan, range, shaping, label, source, input, rangeContext)
-    hasMore ||= cut
-    results.push(...(plan.formulas.length > 0 ? applyFormulas(perSeries, plan.formulas, totalValue) : perSeries.flat()))
-  }
-  return {
-    results: plan.breakdown?.hideOther ? results.filter((series) => !isOtherSeries(series)) : results,
-    hasMore,
-    timezone: environment.timezone,
-    resolved_date_range: { date_from: isoDateTime(current.from, zone), date_to: isoDateTime(current.to, zone) },
-  }
+  const run = trendsRun(query, input, earliestEvent)
+  const counted: Entry[][][] = []
+  for (const period of run.periods) counted.push(await countPeriod(run, period.range, source, input))
+  return trendsResponse(run, counted, input.environment.timezone)
 }
 
 export type { JsonObject }
