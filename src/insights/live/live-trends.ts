@@ -10,6 +10,7 @@ import { DistinctCell, PerActorCell, type Cell } from '../trends/cells.js'
 import type { Entry } from '../trends/collector.js'
 import { trendsResponse, trendsRun, type Plan, type TrendsResponse, type TrendsRun } from '../trends/run-trends.js'
 import { newCell, type SeriesPlan } from '../trends/series-plan.js'
+import type { LiveQuery } from './live-query.js'
 import { liveTrendsRefusal } from './live-support.js'
 
 /** One breakdown value of one series: its cells, by the local start of the hour or day each counts. */
@@ -58,7 +59,7 @@ const renameActor = (cell: Cell, from: string, into: string): void => {
  * when the range at `now` cuts through an hour or day (an explicit range's odd bounds), which only
  * the engine can count.
  */
-export class LiveTrends {
+export class LiveTrends implements LiveQuery<TrendsResponse> {
   private readonly series: readonly SeriesState[]
   private readonly lookups: RowLookups
   private readonly unit: 'hour' | 'day'
