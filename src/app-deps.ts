@@ -39,8 +39,10 @@ export interface AppDeps {
   readonly authFailureLimits?: readonly RateWindow[]
   /** Addresses of the proxies in front, whose `X-Forwarded-For` names the client, and which are not held to the cap per address. */
   readonly trustedProxies?: readonly string[]
-  /** Computes insights' results; by default the query service over the read models (`queriedInsightResults`). */
+  /** Computes insights' results; by default live where projections run here, else the query service over the read models (`queriedInsightResults`). */
   readonly insightResults?: InsightResults
+  /** False: insights are computed on reads only, never kept live. Default true. */
+  readonly liveInsights?: boolean
 }
 
 /** What every route plugin of a feature module is given: the app's dependencies and what the app builds from them. */

@@ -24,11 +24,26 @@ import { recordRoutes } from './http/route-table.js'
 import { useCors } from './ingestion/cors.js'
 import { TokenResolver } from './ingestion/environments.js'
 import { queriedInsightResults } from './insights/query/insight-results.js'
+import { LiveInsights } from './insights/live/live-insights.js'
+import { liveInsightResults } from './insights/live/live-results.js'
 
 /** Connections one process keeps open at most; more are refused until some close. */
 export const MAX_CONNECTIONS = 4096
 
 /** Builds the HTTP app without listening, so tests can `inject` and the CLI can `listen`. */
+/**
+ * How the app's insights get their results: live where the projections run in this process and
+ * the API is served (the live queries are fed from their read models), else computed by the
+ * query service.
+ */
+const insightResultsOf = (app: FastifyInstance, deps: AppDeps) => {
+  const computed = queriedInsightResults(deps.models)
+  if (!deps.projections || !deps.roles.includes('api') || deps.liveInsights === false) return computed
+  const live = new LiveInsights({ log: deps.log, models: deps.models, projections: deps.projections })
+  app.addHook('onClose', async () => { await live.stop() })
+  return liveInsightResults(live, computed)
+}
+
 export const buildApp = async (deps: AppDeps): Promise<FastifyInstance> => {
   const requestTimeout = deps.requestTimeoutMs ?? 30_000
   const headersTimeout = Math.min(deps.headersTimeoutMs ?? 10_000, requestTimeout)
@@ -77,7 +92,7 @@ export const buildApp = async (deps: AppDeps): Promise<FastifyInstance> => {
     publicUrl: 'http://localhost:8000',
   }
   const routeDeps: RouteDeps = {
-    ...deps, tokens: new TokenResolver(deps), delivery, audited: auditedResources, insightResults: deps.insightResults ?? queriedInsightResults(deps.models),
+    ...deps, tokens: new TokenResolver(deps), delivery, audited: auditedResources, insightResults: deps.insightResults ?? insightResultsOf(app, deps),
   }
   const loaded: ModuleRoutes<RouteDeps>[] = await Promise.all(MODULES.map((module) => module.routes?.() ?? {}))
   const routes = (role: keyof ModuleRoutes<RouteDeps>) => loaded.flatMap((group) => group[role] ?? [])

@@ -46,7 +46,7 @@ const tablesOf = (view: ProjectionView, environmentId: number): PersonTables => 
 })
 
 /** The other side of a merge a captured event asks for, if any: the id whose person may move. */
-const mergeSourceOf = (properties: JsonObject, event: string): string | null => {
+export const mergeSourceOf = (properties: JsonObject, event: string): string | null => {
   if ((event === '$create_alias' || event === '$merge_dangerously') && properties['alias']) return String(properties['alias'])
   if (event === '$identify' && Object.hasOwn(properties, '$anon_distinct_id')) return String(properties['$anon_distinct_id'])
   return null

@@ -11,7 +11,7 @@ const isArray = (value: unknown): value is unknown[] => Array.isArray(value)
 const isObject = (value: unknown): value is JsonObject => value !== null && typeof value === 'object' && !Array.isArray(value)
 
 /** The query an insight runs: the source of its visualisation or table node; null when it has none the engine reads. */
-const sourceOf = (query: JsonObject | null): QueryNode | null => {
+export const sourceOf = (query: JsonObject | null): QueryNode | null => {
   const source = query?.['source']
   return isObject(source) ? parseQueryNode(source) : null
 }
@@ -33,24 +33,29 @@ export const queriedInsightResults = (models: ReadModels): InsightResults => asy
   if (node === null) return fallback
   try {
     const { body } = await queryServiceOf(models).answer(environment, node, refresh)
-    const range = body['resolved_date_range']
-    return {
-      result: body['results'] ?? null,
-      hasMore: typeof body['hasMore'] === 'boolean' ? body['hasMore'] : null,
-      columns: orNull(body['columns'], isArray),
-      types: orNull(body['types'], isArray),
-      hogql: null,
-      last_refresh: orNull(body['last_refresh'], isString),
-      cache_target_age: orNull(body['cache_target_age'], isString),
-      next_allowed_client_refresh: orNull(body['next_allowed_client_refresh'], isString),
-      is_cached: body['is_cached'] === true,
-      query_status: orNull(body['query_status'], isObject),
-      timezone: typeof body['timezone'] === 'string' ? body['timezone'] : fallback.timezone,
-      resolved_date_range: isObject(range) ? range as InsightResultFields['resolved_date_range'] : null,
-      filters_hash: typeof body['cache_key'] === 'string' ? body['cache_key'] : fallback.filters_hash,
-    }
+    return resultFieldsOf(body, fallback)
   } catch (error) {
     return failed(fallback, error)
+  }
+}
+
+/** An insight's result fields from a query's answer (its body, with the cache's fields when it has them). */
+export const resultFieldsOf = (body: JsonObject, fallback: InsightResultFields): InsightResultFields => {
+  const range = body['resolved_date_range']
+  return {
+    result: body['results'] ?? null,
+    hasMore: typeof body['hasMore'] === 'boolean' ? body['hasMore'] : null,
+    columns: orNull(body['columns'], isArray),
+    types: orNull(body['types'], isArray),
+    hogql: null,
+    last_refresh: orNull(body['last_refresh'], isString),
+    cache_target_age: orNull(body['cache_target_age'], isString),
+    next_allowed_client_refresh: orNull(body['next_allowed_client_refresh'], isString),
+    is_cached: body['is_cached'] === true,
+    query_status: orNull(body['query_status'], isObject),
+    timezone: typeof body['timezone'] === 'string' ? body['timezone'] : fallback.timezone,
+    resolved_date_range: isObject(range) ? range as InsightResultFields['resolved_date_range'] : null,
+    filters_hash: typeof body['cache_key'] === 'string' ? body['cache_key'] : fallback.filters_hash,
   }
 }
 

@@ -115,6 +115,14 @@ export class ReadModelsSource implements QuerySource {
     return persons
   }
 
+  /**
+   * Stored events with their persons, as a scan gives them: what live queries are fed with, for
+   * events they meet in the log rather than in a scan.
+   */
+  rowsOf(records: readonly EventRecord[]): Promise<QueryEvent[]> {
+    return this.joined(records)
+  }
+
   /** A page of events with their persons, reading only what earlier pages did not. */
   private async joined(page: readonly EventRecord[]): Promise<QueryEvent[]> {
     await this.loadPersonsNow(page.map((event) => event.distinct_id))

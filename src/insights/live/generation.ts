@@ -1,0 +1,166 @@
+import type { EventLog, Position, RecordedEvent, Subscription } from '../../eventlog/port.js'
+import { EVENTS_CAPTURED } from '../../ingestion/captured-event.js'
+import { IMPORT_COMMITTED } from '../../ingestion/import-events.js'
+import type { Projections } from '../../readstore/projections.js'
+import type { ReadModels } from '../../readstore/read-models.js'
+import type { QueryEnvironment } from '../engine/data.js'
+import type { QueryNode } from '../schema/query-node.js'
+import { capturedIn, Feed } from './feed.js'
+import type { LiveQuery } from './live-query.js'
+
+/** A query to keep live: its cache key (the query, its environment and the settings it depends on), and what builds it. */
+export interface LiveDefinition {
+  readonly key: string
+  readonly environmentId: number
+  readonly node: QueryNode
+  readonly environment: QueryEnvironment
+  readonly live: () => LiveQuery<unknown>
+}
+
+/** One live query of a generation. */
+export interface Build {
+  readonly definition: LiveDefinition
+  readonly live: LiveQuery<unknown>
+  /** When the newest log event it includes was written (epoch ms); null before the first. */
+  lastEventAt: number | null
+  /** Steps applied so far: an answer is computed again only after one more. */
+  changes: number
+}
+
+/** Log events read ahead of the generation's work, at most. */
+const READ_AHEAD = 4000
+/** Log events applied in one step of work, at most. */
+const BATCH = 1000
+/** How long one wait for the projections lasts before it is asked again. */
+const PROJECTION_WAIT_MS = 5000
+/** The projections whose read models live queries are fed from. */
+const FED_FROM = ['events', 'persons']
+
+export interface GenerationDeps {
+  readonly log: EventLog
+  readonly models: ReadModels
+  readonly projections: Projections
+}
+
+/**
+ * A set of live queries built together from the start of the log, in one pass: each capture
+ * request (and each import's requests) once the events and persons projections have applied it,
+ * turned into steps by one feed, each step given to the queries of its environment. Once it has
+ * caught up with the log it goes on with every new request.
+ */
+export class Generation {
+  readonly builds = new Map<string, Build>()
+  private readonly byEnvironment = new Map<number, Build[]>()
+  private readonly feed: Feed
+  private readonly queue: RecordedEvent[] = []
+  private wake: (() => void) | null = null
+  private drained: (() => void) | null = null
+  private subscription: Subscription | null = null
+  private sawCaughtUp = false
+  private stopped = false
+  /** Whether it has applied everything the log held when it started, and goes on live. */
+  caughtUp = false
+  /** Analytics events applied. */
+  applied = 0
+  position: Position | null = null
+  readonly startedAt = Date.now()
+  /** Why it stopped, when it failed. */
+  failure: string | null = null
+
+  constructor(private readonly deps: GenerationDeps, definitions: Iterable<LiveDefinition>, private readonly onCaughtUp: (generation: Generation) => void) {
+    for (const definition of definitions) {
+      const build: Build = { definition, live: definition.live(), lastEventAt: null, changes: 0 }
+      this.builds.set(definition.key, build)
+      const builds = this.byEnvironment.get(definition.environmentId) ?? []
+      builds.push(build)
+      this.byEnvironment.set(definition.environmentId, builds)
+    }
+    this.feed = new Feed(deps.models)
+  }
+
+  start(): void {
+    void this.read().catch((error: unknown) => this.fail(error))
+    void this.work().catch((error: unknown) => this.fail(error))
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true
+    this.wake?.()
+    this.drained?.()
+    await this.subscription?.unsubscribe()
+  }
+
+  private fail(error: unknown): void {
+    if (this.stopped) return
+    this.failure = error instanceof Error ? error.message : String(error)
+    void this.stop()
+  }
+
+  private async read(): Promise<void> {
+    this.subscription = this.deps.log.subscribeToAll({ fromPosition: 'start', filter: { eventTypes: [EVENTS_CAPTURED, IMPORT_COMMITTED] } })
+    for await (const item of this.subscription) {
+      if (this.stopped) return
+      if (item.kind === 'event') this.queue.push(item.event)
+      else if (item.kind === 'caughtUp') this.sawCaughtUp = true
+      else continue
+      this.wake?.()
+      if (this.queue.length >= READ_AHEAD) await new Promise<void>((resolve) => { this.drained = resolve })
+    }
+  }
+
+  private async work(): Promise<void> {
+    while (!this.stopped) {
+      if (this.queue.length === 0) {
+        if (this.sawCaughtUp && !this.caughtUp) {
+          this.caughtUp = true
+          this.onCaughtUp(this)
+        }
+        await new Promise<void>((resolve) => { this.wake = resolve })
+        this.wake = null
+        continue
+      }
+      const batch = this.queue.splice(0, BATCH)
+      if (this.queue.length < READ_AHEAD) this.drained?.()
+      await this.apply(batch)
+    }
+  }
+
+  /** Waits until the projections the feed reads have applied `position`. */
+  private async projected(position: Position): Promise<void> {
+    for (const name of FED_FROM) {
+      for (;;) {
+        if (this.stopped) return
+        const runner = this.deps.projections.activeRunner(name)
+        if (runner !== null && await runner.waitFor(position, PROJECTION_WAIT_MS)) break
+        if (runner === null) await new Promise((resolve) => setTimeout(resolve, 200))
+      }
+    }
+  }
+
+  private async apply(batch: readonly RecordedEvent[]): Promise<void> {
+    const last = batch[batch.length - 1]!
+    await this.projected(last.position)
+    if (this.stopped) return
+    const captured: RecordedEvent[] = []
+    for await (const event of capturedIn(this.deps.log, batch)) captured.push(event)
+    const steps = await this.feed.steps(captured)
+    for (const step of steps) {
+      const builds = this.byEnvironment.get(step.environmentId)
+      if (builds === undefined) continue
+      for (const build of builds) {
+        if (step.kind === 'event') build.live.add(step.event)
+        else build.live.merge(step.from, step.into)
+        build.changes++
+      }
+      if (step.kind === 'event') this.applied++
+    }
+    for (const event of captured) {
+      const environmentId = (event.data as { environmentId?: unknown }).environmentId
+      const builds = typeof environmentId === 'number' ? this.byEnvironment.get(environmentId) : undefined
+      for (const build of builds ?? []) build.lastEventAt = Math.max(build.lastEventAt ?? 0, event.created.getTime())
+    }
+    this.position = last.position
+    // A long history is applied a batch at a time, each after requests waiting on the event loop.
+    await new Promise((resolve) => setImmediate(resolve))
+  }
+}

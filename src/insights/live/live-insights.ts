@@ -1,0 +1,133 @@
+import type { JsonObject } from '../../eventlog/port.js'
+import { deepFreeze } from '../../kernel/deep-freeze.js'
+import type { Environment } from '../../readstore/environment.js'
+import { cacheKeyOf } from '../query/cache-key.js'
+import { queryEnvironmentOf } from '../query/query-environment.js'
+import type { QueryNode } from '../schema/query-node.js'
+import { Generation, type Build, type GenerationDeps, type LiveDefinition } from './generation.js'
+import { liveQueryOf } from './live-kinds.js'
+
+/** A live query's answer as reads serve it. */
+export interface LiveAnswer {
+  readonly response: JsonObject
+  /** When the newest log event the answer includes was written (epoch ms), null when it includes none. */
+  readonly lastEventAt: number | null
+}
+
+/** How far the build of a query that is not live yet has come. */
+export interface LiveProgress {
+  readonly rowsRead: number
+  readonly startedAt: number
+}
+
+/** A new generation starts this long after the last query asked to be live, so that a dashboard's tiles start together. */
+const GATHER_MS = 1000
+/** An answer is computed again at most this often while events keep coming; reads in between get the last one. */
+const RECOMPUTE_MS = 100
+const MINUTE = 60_000
+
+interface Answered {
+  readonly changes: number
+  readonly minute: number
+  readonly at: number
+  readonly answer: LiveAnswer
+}
+
+/** The settings of an environment a query's cache key includes, as the query service keys its results. */
+export const settingsOf = (environment: Environment) => ({ timezone: environment['timezone'] ?? null, settings: environment['settings'] ?? null })
+
+/**
+ * Saved queries answered live. A query read for the first time is added to the wanted ones; the
+ * wanted ones are built together by a generation replaying the log, beside the generation that
+ * serves, which the new one replaces once it has caught up (as rebuilds do). Until then reads get
+ * the engine's answer, and the build's progress.
+ */
+export class LiveInsights {
+  private readonly wanted = new Map<string, LiveDefinition>()
+  private serving: Generation | null = null
+  private building: Generation | null = null
+  private gather: NodeJS.Timeout | null = null
+  private readonly answered = new Map<string, Answered>()
+  private stopped = false
+
+  constructor(private readonly deps: GenerationDeps, private readonly now: () => number = Date.now) {}
+
+  /**
+   * The live answer of a query at this moment, or null when it has none yet (it is then wanted,
+   * and built), when its kind cannot be live, or when the moment's range cuts what it keeps whole.
+   */
+  async answer(environment: Environment, node: QueryNode): Promise<LiveAnswer | null> {
+    if (this.stopped) return null
+    const key = cacheKeyOf(node, environment.id, settingsOf(environment))
+    const build = this.serving?.caughtUp ? this.serving.builds.get(key) : undefined
+    if (build === undefined) {
+      await this.want(key, environment, node)
+      return null
+    }
+    return this.answerOf(key, build)
+  }
+
+  /** The progress of a wanted query's build, while it is not served. */
+  progress(environment: Environment, node: QueryNode): LiveProgress | null {
+    const key = cacheKeyOf(node, environment.id, settingsOf(environment))
+    const building = this.building
+    if (building === null || !building.builds.has(key)) return null
+    return { rowsRead: building.applied, startedAt: building.startedAt }
+  }
+
+  /** What the live queries hold: how many are served and built, and the events their generations applied. */
+  status(): JsonObject {
+    return {
+      serving: this.serving ? { queries: this.serving.builds.size, events: this.serving.applied, caught_up: this.serving.caughtUp, failure: this.serving.failure } : null,
+      building: this.building ? { queries: this.building.builds.size, events: this.building.applied, failure: this.building.failure } : null,
+      wanted: this.wanted.size,
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true
+    if (this.gather) clearTimeout(this.gather)
+    await Promise.all([this.serving?.stop(), this.building?.stop()])
+  }
+
+  private answerOf(key: string, build: Build): LiveAnswer | null {
+    const now = this.now()
+    const minute = Math.floor(now / MINUTE)
+    const last = this.answered.get(key)
+    if (last && last.minute === minute && (last.changes === build.changes || now - last.at < RECOMPUTE_MS)) return last.answer
+    const response = build.live.answer(now)
+    if (response === null) return null
+    const answer = deepFreeze({ response: response as JsonObject, lastEventAt: build.lastEventAt })
+    this.answered.set(key, { changes: build.changes, minute, at: now, answer })
+    return answer
+  }
+
+  private async want(key: string, environment: Environment, node: QueryNode): Promise<void> {
+    if (this.wanted.has(key)) return
+    const queryEnvironment = await queryEnvironmentOf(this.deps.models, environment, 'filterTestAccounts' in node && node.filterTestAccounts === true)
+    const now = this.now()
+    if (liveQueryOf(node, queryEnvironment, now) === null || this.wanted.has(key)) return
+    this.wanted.set(key, { key, environmentId: environment.id, node, environment: queryEnvironment, live: () => liveQueryOf(node, queryEnvironment, now)! })
+    if (this.gather) clearTimeout(this.gather)
+    this.gather = setTimeout(() => this.startGeneration(), GATHER_MS)
+    this.gather.unref()
+  }
+
+  private startGeneration(): void {
+    this.gather = null
+    if (this.stopped) return
+    void this.building?.stop()
+    const generation = new Generation(this.deps, this.wanted.values(), (done) => this.promote(done))
+    this.building = generation
+    generation.start()
+  }
+
+  private promote(generation: Generation): void {
+    if (generation !== this.building || this.stopped) return
+    const old = this.serving
+    this.serving = generation
+    this.building = null
+    this.answered.clear()
+    void old?.stop()
+  }
+}
