@@ -41,6 +41,7 @@ const insightResultsOf = (app: FastifyInstance, deps: AppDeps) => {
   if (!deps.projections || !deps.roles.includes('api') || deps.liveInsights === false) return computed
   const live = new LiveInsights({ log: deps.log, models: deps.models, projections: deps.projections })
   app.addHook('onClose', async () => { await live.stop() })
+  void live.start()
   return liveInsightResults(live, computed)
 }
 

@@ -6,6 +6,8 @@ import { queryEnvironmentOf } from '../query/query-environment.js'
 import type { QueryNode } from '../schema/query-node.js'
 import { Generation, type Build, type GenerationDeps, type LiveDefinition } from './generation.js'
 import { liveQueryOf } from './live-kinds.js'
+import { keptLive } from './kept-live.js'
+import { sourceOf } from '../query/insight-results.js'
 
 /** A live query's answer as reads serve it. */
 export interface LiveAnswer {
@@ -25,6 +27,10 @@ const GATHER_MS = 1000
 /** An answer is computed again at most this often while events keep coming; reads in between get the last one. */
 const RECOMPUTE_MS = 100
 const MINUTE = 60_000
+/** A query asked for no longer than this, and kept by no saved insight, dashboard or subscription, is left out of the next generation. */
+const FORGET_AFTER_MS = 7 * 24 * 3_600_000
+/** How long the start waits, at a time, for the read models to catch up before it looks for the queries to keep live. */
+const START_WAIT_MS = 60_000
 
 interface Answered {
   readonly changes: number
@@ -44,6 +50,8 @@ export const settingsOf = (environment: Environment) => ({ timezone: environment
  */
 export class LiveInsights {
   private readonly wanted = new Map<string, LiveDefinition>()
+  /** When each wanted query was last asked for, or found kept by the start. */
+  private readonly asked = new Map<string, number>()
   private serving: Generation | null = null
   private building: Generation | null = null
   private gather: NodeJS.Timeout | null = null
@@ -51,6 +59,24 @@ export class LiveInsights {
   private stopped = false
 
   constructor(private readonly deps: GenerationDeps, private readonly now: () => number = Date.now) {}
+
+  /**
+   * Once the read models have caught up, wants every query a saved insight, a dashboard's tile or
+   * a subscription keeps (`keptLive`), so they are built together before anyone asks.
+   */
+  async start(): Promise<void> {
+    while (!this.stopped && !(await this.deps.projections.whenCaughtUp(START_WAIT_MS)));
+    if (this.stopped) return
+    for (const { environment, query } of await keptLive(this.deps.models)) {
+      let node: QueryNode | null
+      try {
+        node = sourceOf(query)
+      } catch {
+        continue
+      }
+      if (node !== null) await this.want(cacheKeyOf(node, environment.id, settingsOf(environment)), environment, node)
+    }
+  }
 
   /**
    * The live answer of a query at this moment, or null when it has none yet (it is then wanted,
@@ -103,6 +129,7 @@ export class LiveInsights {
   }
 
   private async want(key: string, environment: Environment, node: QueryNode): Promise<void> {
+    this.asked.set(key, this.now())
     if (this.wanted.has(key)) return
     const queryEnvironment = await queryEnvironmentOf(this.deps.models, environment, 'filterTestAccounts' in node && node.filterTestAccounts === true)
     const now = this.now()
@@ -116,6 +143,12 @@ export class LiveInsights {
   private startGeneration(): void {
     this.gather = null
     if (this.stopped) return
+    const now = this.now()
+    for (const key of this.wanted.keys()) {
+      if (now - (this.asked.get(key) ?? 0) <= FORGET_AFTER_MS) continue
+      this.wanted.delete(key)
+      this.asked.delete(key)
+    }
     void this.building?.stop()
     const generation = new Generation(this.deps, this.wanted.values(), (done) => this.promote(done))
     this.building = generation
