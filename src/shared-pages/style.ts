@@ -25,6 +25,7 @@ header .description{margin:0 0 8px;color:var(--muted);white-space:pre-wrap;overf
 .figures{width:100%;margin-top:10px;border-collapse:collapse;font-size:13px}
 .figures th,.figures td{padding:3px 6px;border-top:1px solid var(--line);text-align:left;font-weight:normal;overflow-wrap:anywhere}
 .figures thead th{color:var(--muted);border-top:none}
+.figures thead th:last-child{text-align:right}
 .figures td{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 .figures tfoot td{text-align:left;color:var(--muted)}
 .single .tile{max-width:960px}
