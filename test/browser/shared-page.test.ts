@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import { writeFileSync } from 'node:fs'
 import { SERIES_COLORS } from '../../src/charts/palette.js'
 import { client } from '../support/client.js'
-import { chromiumAvailable, launchChromium } from '../support/browser.js'
+import { chromiumAvailable, launchChromium, servePage } from '../support/browser.js'
 import { tempDir } from '../support/temp.js'
 import { queryWorld, type SentEvent } from '../insights/support/query-world.js'
 import { decodePng, inkIn, pixelsOf } from '../charts/support/pictures.js'
@@ -72,6 +72,11 @@ if (!chromiumAvailable()) {
 } else {
   t.test('given a shared dashboard of a trends, a funnel and a retention insight, opened in Chromium', async (t) => {
     const s = await setup(t)
+    // A page on another site that frames both addresses; served before Chromium starts, so it is closed after it.
+    const site = await servePage(t, `<!doctype html><html><body>
+<iframe id="embedded" src="${s.host}/embedded/${s.token}" width="900" height="500"></iframe>
+<iframe id="shared" name="shared" src="${s.host}/shared/${s.token}" width="900" height="500"></iframe>
+</body></html>`)
     const context = await launchChromium(t)
     const requested: string[] = []
     const problems: string[] = []
@@ -147,6 +152,17 @@ if (!chromiumAvailable()) {
       })
       await page.waitForFunction(() => (globalThis as any).__violations.length > 0, undefined, { timeout: 5_000 })
       t.match(await page.evaluate(() => (globalThis as any).__violations), [/^style-src-attr /])
+    })
+
+    await t.test('when a page on another site frames both addresses, /embedded/ shows and /shared/ is refused', async (t) => {
+      const outer = await context.newPage()
+      await outer.goto(site)
+      const embedded = outer.frameLocator('#embedded')
+      t.equal(await embedded.locator('h1').innerText(), 'Shop funnel')
+      t.equal(await embedded.locator('figure[data-chart] > svg').count(), 3, 'with its three charts')
+      const shared = outer.frames().find((frame) => frame.name() === 'shared')
+      t.match(shared?.url(), /^chrome-error:/, 'Chromium put its error page in the /shared/ frame')
+      await outer.close()
     })
   })
 }
