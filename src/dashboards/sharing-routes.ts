@@ -1,4 +1,4 @@
-import type { FastifyPluginAsync } from 'fastify'
+import type { FastifyPluginAsync, FastifyReply } from 'fastify'
 import { z } from 'zod'
 import { basicUsers } from '../accounts/user-lookup.js'
 import { actorOf, commandContext } from '../http/command-context.js'
@@ -10,6 +10,8 @@ import { sharedDashboard, sharingJson, usersMentioned } from './serialize.js'
 import { dashboardCommand, liveDashboard, type DashboardDeps, type DashboardRouteDeps } from './service.js'
 import { tileInsights } from '../insights/tile-insights.js'
 import { sharedInsightView } from '../insights/sharing-routes.js'
+import { prefersHtml } from '../shared-pages/negotiate.js'
+import { sendPage, type Framing } from '../shared-pages/reply.js'
 
 const sharingBody = z.object({ enabled: drfBoolean })
 
@@ -44,6 +46,9 @@ export const sharingRoutes: FastifyPluginAsync<DashboardDeps> = async (app, deps
 /**
  * The public, read-only view of a shared dashboard, or of a shared insight (tokens of both are
  * served at the same addresses); 404 when sharing is off, the token unknown or the resource deleted.
+ * A request whose `Accept` prefers HTML to JSON (a browser's) gets the view as a page with its
+ * charts drawn on the server (`src/shared-pages/`); any other gets the JSON. `/embedded/` pages
+ * may be framed by any site, the others by none.
  */
 export const sharedViewRoutes: FastifyPluginAsync<DashboardRouteDeps> = async (app, deps) => {
   const { models } = deps
@@ -60,7 +65,26 @@ export const sharedViewRoutes: FastifyPluginAsync<DashboardRouteDeps> = async (a
     const insights = await tileInsights(deps, environment, dashboard, 'lazy_async', 'shared')
     return { dashboard: sharedDashboard(dashboard, await basicUsers(models, usersMentioned(dashboard)), insights) }
   }
+  const page = async (token: string, reply: FastifyReply, framing: Framing) => {
+    // Loaded with the first page asked for: the charts it draws with take ECharts, some 0.4 s to
+    // load, which an app that is never asked for a page should not pay when it starts.
+    const { dashboardPage, insightPage, notFoundPage } = await import('../shared-pages/page.js')
+    let shown: Awaited<ReturnType<typeof view>>
+    try {
+      shown = await view(token)
+    } catch (error) {
+      if (error instanceof NotFound) return sendPage(reply, 404, notFoundPage(), framing)
+      throw error
+    }
+    return sendPage(reply, 200, 'dashboard' in shown ? dashboardPage(shown.dashboard) : insightPage(shown.insight), framing)
+  }
   for (const path of ['/shared/:token', '/shared_dashboard/:token', '/embedded/:token']) {
-    app.get<{ Params: { token: string } }>(path, { schema: { params: TokenParams, response: { 200: SharedViewResponse } } }, async (request) => view(request.params.token))
+    const framing: Framing = path.startsWith('/embedded/') ? 'any-site' : 'none'
+    app.get<{ Params: { token: string } }>(path, { schema: { params: TokenParams, response: { 200: SharedViewResponse } } }, async (request, reply) => {
+      // The same address answers JSON or a page by the request's Accept, so caches must key on it.
+      void reply.header('vary', 'Accept')
+      if (prefersHtml(request.headers.accept)) return page(request.params.token, reply, framing)
+      return view(request.params.token)
+    })
   }
 }
