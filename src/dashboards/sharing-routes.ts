@@ -10,6 +10,7 @@ import { sharedDashboard, sharingJson, usersMentioned } from './serialize.js'
 import { dashboardCommand, liveDashboard, type DashboardDeps, type DashboardRouteDeps } from './service.js'
 import { tileInsights } from '../insights/tile-insights.js'
 import { sharedInsightView } from '../insights/sharing-routes.js'
+import { dashboardPage, drawCharts, insightPage, notFoundPage } from '../shared-pages/page.js'
 import { prefersHtml } from '../shared-pages/negotiate.js'
 import { sendPage, type Framing } from '../shared-pages/reply.js'
 
@@ -66,9 +67,6 @@ export const sharedViewRoutes: FastifyPluginAsync<DashboardRouteDeps> = async (a
     return { dashboard: sharedDashboard(dashboard, await basicUsers(models, usersMentioned(dashboard)), insights) }
   }
   const page = async (token: string, reply: FastifyReply, framing: Framing) => {
-    // Loaded with the first page asked for: the charts it draws with take ECharts, some 0.4 s to
-    // load, which an app that is never asked for a page should not pay when it starts.
-    const { dashboardPage, insightPage, notFoundPage } = await import('../shared-pages/page.js')
     let shown: Awaited<ReturnType<typeof view>>
     try {
       shown = await view(token)
@@ -76,7 +74,8 @@ export const sharedViewRoutes: FastifyPluginAsync<DashboardRouteDeps> = async (a
       if (error instanceof NotFound) return sendPage(reply, 404, notFoundPage(), framing)
       throw error
     }
-    return sendPage(reply, 200, 'dashboard' in shown ? dashboardPage(shown.dashboard) : insightPage(shown.insight), framing)
+    const charts = await drawCharts(shown)
+    return sendPage(reply, 200, 'dashboard' in shown ? dashboardPage(shown.dashboard, charts) : insightPage(shown.insight, charts), framing)
   }
   for (const path of ['/shared/:token', '/shared_dashboard/:token', '/embedded/:token']) {
     const framing: Framing = path.startsWith('/embedded/') ? 'any-site' : 'none'

@@ -1,6 +1,6 @@
 import type { ChartSize } from '../charts/chart-input.js'
 import { chartInputOf } from '../charts/insight-chart.js'
-import { renderChartSvg } from '../charts/render.js'
+import { drawChartSvg } from '../charts/chart-pool.js'
 import { escapeHtml, escapeText } from './escape.js'
 import { figuresOf, figuresTable, queryKind } from './figures.js'
 import { styleAttributeSources, withoutStyleElements } from './inline-styles.js'
@@ -77,26 +77,50 @@ const refreshed = (insight: Json): string => {
   return `<p class="refreshed">Last refreshed <time datetime="${escapeHtml(at)}">${escapeHtml(readableTime(at, timezone))}</time></p>`
 }
 
+/** The charts of a page's insights, drawn before the page is written: by insight, the SVG without its style elements. */
+export type Charts = ReadonlyMap<Json, string>
+
+const hasResult = (insight: Json): boolean => insight['result'] !== null && insight['result'] !== undefined
+
+/** The insights of a shared view (`{dashboard}` or `{insight}`), each with the size its chart is drawn at. */
+const chartsOfView = (view: { dashboard?: Json; insight?: Json }): Array<[Json, ChartSize]> => {
+  if (view.insight !== undefined) return [[view.insight, INSIGHT_CHART_SIZE]]
+  const tiles = Array.isArray(view.dashboard?.['tiles']) ? view.dashboard['tiles'].filter(isObject) : []
+  return tiles.flatMap((tile) => (isObject(tile['insight']) ? [[tile['insight'], TILE_CHART_SIZE] as [Json, ChartSize]] : []))
+}
+
+/**
+ * Draws the charts of a shared view on the charts thread, so that writing the page holds the
+ * event loop for no chart; a chart that cannot be drawn is left out (its tile says so).
+ */
+export const drawCharts = async (view: { dashboard?: Json; insight?: Json }): Promise<Charts> => {
+  const charts = new Map<Json, string>()
+  await Promise.all(chartsOfView(view).filter(([insight]) => hasResult(insight)).map(async ([insight, size]) => {
+    try {
+      charts.set(insight, withoutStyleElements(await drawChartSvg(chartInputOf(insight), size)))
+    } catch {
+      // Left out: the tile says the chart could not be drawn.
+    }
+  }))
+  return charts
+}
+
 /**
  * An insight's chart: the SVG the charts module draws (it escapes every text it writes, which
  * is why its output is put on the page as it is), or a note when there is nothing to draw yet.
  */
-const chart = (insight: Json, size: ChartSize, drawn: Drawn): string => {
-  if (insight['result'] === null || insight['result'] === undefined) {
+const chart = (insight: Json, charts: Charts, drawn: Drawn): string => {
+  if (!hasResult(insight)) {
     return '<p class="pending" data-chart-pending>Results are being computed. Reload the page in a moment to see them.</p>'
   }
-  let svg: string
-  try {
-    svg = withoutStyleElements(renderChartSvg(chartInputOf(insight), size))
-  } catch {
-    return '<p class="failed" data-chart-failed>This chart could not be drawn.</p>'
-  }
+  const svg = charts.get(insight)
+  if (svg === undefined) return '<p class="failed" data-chart-failed>This chart could not be drawn.</p>'
   drawn.push(svg)
   return `<figure class="chart" data-chart>${svg}</figure>`
 }
 
 /** One insight: its name, description, last refresh, chart and the figures behind it. */
-const insightArticle = (insight: Json, size: ChartSize, showDescription: boolean, wide: boolean, drawn: Drawn): string => {
+const insightArticle = (insight: Json, charts: Charts, showDescription: boolean, wide: boolean, drawn: Drawn): string => {
   const description = typeof insight['description'] === 'string' && insight['description'].trim() !== '' && showDescription
     ? `<p class="description">${escapeHtml(insight['description'])}</p>` : ''
   const figures = figuresOf(insight)
@@ -104,7 +128,7 @@ const insightArticle = (insight: Json, size: ChartSize, showDescription: boolean
   return `<article class="tile insight-tile${wide ? ' wide' : ''}" data-insight-id="${escapeText(insight['id'])}"${kind === null ? '' : ` data-kind="${escapeHtml(kind)}"`}>
 <h2>${escapeHtml(insightTitle(insight))}</h2>${description}
 ${refreshed(insight)}
-${chart(insight, size, drawn)}
+${chart(insight, charts, drawn)}
 ${figures === null ? '' : figuresTable(figures)}
 </article>`
 }
@@ -134,9 +158,9 @@ const inReadingOrder = (tiles: readonly Json[]): Json[] => {
   return placed.map((entry) => entry.tile)
 }
 
-const tileHtml = (tile: Json, drawn: Drawn): string => {
+const tileHtml = (tile: Json, charts: Charts, drawn: Drawn): string => {
   const wide = (placeOf(tile)?.w ?? 6) >= 12
-  if (isObject(tile['insight'])) return insightArticle(tile['insight'], TILE_CHART_SIZE, tile['show_description'] !== false, wide, drawn)
+  if (isObject(tile['insight'])) return insightArticle(tile['insight'], charts, tile['show_description'] !== false, wide, drawn)
   const text = isObject(tile['text']) ? tile['text']['body'] : null
   // A text card's body is shown as the text it is, its line breaks kept: no markdown is rendered.
   return `<article class="tile text-tile${wide ? ' wide' : ''}" data-tile-id="${escapeText(tile['id'])}"><div class="text">${escapeText(text)}</div></article>`
@@ -145,13 +169,13 @@ const tileHtml = (tile: Json, drawn: Drawn): string => {
 const FOOTER = '<footer>Shared from Hedgelog. Read-only.</footer>'
 
 /** The page of a shared dashboard, from its public view (`{dashboard}` of `/shared/{token}`). */
-export const dashboardPage = (dashboard: Json): SharedPage => {
+export const dashboardPage = (dashboard: Json, charts: Charts): SharedPage => {
   const drawn: Drawn = []
   const name = typeof dashboard['name'] === 'string' && dashboard['name'].trim() !== '' ? dashboard['name'] : 'Untitled dashboard'
   const description = typeof dashboard['description'] === 'string' && dashboard['description'].trim() !== ''
     ? `<p class="description">${escapeHtml(dashboard['description'])}</p>` : ''
   const tiles = Array.isArray(dashboard['tiles']) ? inReadingOrder(dashboard['tiles'].filter(isObject)) : []
-  const body = tiles.length === 0 ? '<p>This dashboard has no tiles yet.</p>' : `<section class="tiles">\n${tiles.map((tile) => tileHtml(tile, drawn)).join('\n')}\n</section>`
+  const body = tiles.length === 0 ? '<p>This dashboard has no tiles yet.</p>' : `<section class="tiles">\n${tiles.map((tile) => tileHtml(tile, charts, drawn)).join('\n')}\n</section>`
   return pageOf(htmlDocument(name, `<main data-dashboard-id="${escapeText(dashboard['id'])}">
 <header><h1>${escapeHtml(name)}</h1>${description}</header>
 ${body}
@@ -160,10 +184,10 @@ ${FOOTER}
 }
 
 /** The page of a shared insight, from its public view (`{insight}` of `/shared/{token}`). */
-export const insightPage = (insight: Json): SharedPage => {
+export const insightPage = (insight: Json, charts: Charts): SharedPage => {
   const drawn: Drawn = []
   return pageOf(htmlDocument(insightTitle(insight), `<main class="single">
-${insightArticle(insight, INSIGHT_CHART_SIZE, true, true, drawn)}
+${insightArticle(insight, charts, true, true, drawn)}
 ${FOOTER}
 </main>`), drawn)
 }
