@@ -1,5 +1,6 @@
 import type { Needs } from '../properties/compile-filters.js'
-import type { TrendsQuery } from '../schema/insight-queries.js'
+import type { QueryEnvironment } from '../engine/data.js'
+import type { RetentionQuery, TrendsQuery } from '../schema/insight-queries.js'
 
 /** Persons-on-events modes that read persons as they are now, which change without an event of the query. */
 const CURRENT_PERSONS = ['person_id_override_properties_joined', 'person_id_no_override_properties_joined']
@@ -19,7 +20,40 @@ export const liveTrendsRefusal = (query: TrendsQuery, needs: Needs): string | nu
   if (query.series.some((series) => 'math_group_type_index' in series && series.math_group_type_index !== undefined && series.math_group_type_index !== null)) return 'it counts groups'
   const text = JSON.stringify(query)
   if (text.includes('"is_date_')) return 'it filters on dates relative to the moment of asking'
+  if (readsCurrentPersons(query) && /"person"|person_properties/.test(text)) return 'it reads persons as they are now'
+  return null
+}
+
+const readsCurrentPersons = (query: TrendsQuery | RetentionQuery): boolean => {
   const mode = (query as { modifiers?: { personsOnEventsMode?: unknown } | null }).modifiers?.personsOnEventsMode
-  if (typeof mode === 'string' && CURRENT_PERSONS.includes(mode) && /"person"|person_properties/.test(text)) return 'it reads persons as they are now'
+  return typeof mode === 'string' && CURRENT_PERSONS.includes(mode)
+}
+
+/** Whether a filter (or a group of them, at any depth) reads the event's person id, which a merge changes. */
+const readsPersonId = (value: unknown): boolean => {
+  if (Array.isArray(value)) return value.some(readsPersonId)
+  if (value === null || typeof value !== 'object') return false
+  const object = value as Record<string, unknown>
+  if (object['type'] === 'event_metadata' && object['key'] === 'person_id') return true
+  return Object.values(object).some(readsPersonId)
+}
+
+/**
+ * Why a retention query cannot be kept live, or null when it can. What each event is to the
+ * query (target, return, breakdown value) is fixed when it is added and only its person may
+ * change, so the query may not read sessions, groups (nor count them: their keys go through the
+ * environment's group types), persons as they are now, dates relative to the moment of asking,
+ * or the person id itself in a filter (a merge changes it after the event was judged). The
+ * environment's test-account filters count as the query's own when it uses them.
+ */
+export const liveRetentionRefusal = (query: RetentionQuery, needs: Needs, environment: QueryEnvironment): string | null => {
+  if (needs.sessions) return 'it reads session properties'
+  if (needs.groupTypes.size > 0) return 'it reads group properties'
+  if (query.aggregation_group_type_index !== undefined && query.aggregation_group_type_index !== null) return 'it counts groups'
+  const filters = [query, query.filterTestAccounts === true ? environment.testAccountFilters : []]
+  const text = JSON.stringify(filters)
+  if (text.includes('"is_date_')) return 'it filters on dates relative to the moment of asking'
+  if (readsCurrentPersons(query) && (query.filterTestAccounts === true || /"person"|"person_properties"|person\./.test(text))) return 'it reads persons as they are now'
+  if (readsPersonId(filters)) return 'it filters on person ids, which merges change after the event'
   return null
 }

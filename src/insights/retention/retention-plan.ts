@@ -109,12 +109,12 @@ const back = (local: number, period: Interval, n: number): number => {
 /**
  * The cohort intervals, as PostHog's retention date range gives them: from the start of
  * date_from's interval (without date_from, `lookahead` intervals before the end) to the end of
- * date_to's interval.
+ * date_to's interval. `earliestEvent` is the environment's first event (for `date_from: "all"`),
+ * null when the range does not need it.
  */
-export const retentionRange = async (query: RetentionQuery, plan: RetentionPlan, input: QueryInput, source: QuerySource): Promise<RetentionRange> => {
+export const retentionRangeAt = (query: RetentionQuery, plan: RetentionPlan, input: QueryInput, earliestEvent: number | null): RetentionRange => {
   const zone = openZone(input.environment.timezone)
   const { weekStartDay } = input.environment
-  const earliestEvent = query.dateRange?.date_from === 'all' ? await source.earliestTimestamp() : null
   const range = resolveRange(query.dateRange, plan.period, { zone, weekStartDay, now: input.now, earliestEvent })
   const end = nextBucket(alignLocal(range.to, plan.period, weekStartDay), plan.period)
   const hasFrom = query.dateRange?.date_from !== undefined && query.dateRange.date_from !== null
@@ -122,4 +122,10 @@ export const retentionRange = async (query: RetentionQuery, plan: RetentionPlan,
   const starts: number[] = []
   for (let start = first; start < end; start = nextBucket(start, plan.period)) starts.push(start)
   return { zone, starts, from: zone.toInstant(first), to: zone.toInstant(end) }
+}
+
+/** The cohort intervals of a run at `input.now` (`retentionRangeAt`, with the store's first event when needed). */
+export const retentionRange = async (query: RetentionQuery, plan: RetentionPlan, input: QueryInput, source: QuerySource): Promise<RetentionRange> => {
+  const earliestEvent = query.dateRange?.date_from === 'all' ? await source.earliestTimestamp() : null
+  return retentionRangeAt(query, plan, input, earliestEvent)
 }

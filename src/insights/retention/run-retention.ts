@@ -23,13 +23,20 @@ export interface RetentionResponse {
   readonly timezone: string
 }
 
-/** Distinct subjects per cohort and offset. */
-const cells = (subjects: readonly RetentionSubject[], intervals: number, lookahead: number): number[][] => {
-  const out = Array.from({ length: intervals }, () => new Array<number>(lookahead).fill(0))
-  for (const subject of subjects) {
-    for (const [cohort, ks] of subject.cohorts) for (const k of ks) out[cohort]![k]! += 1
-  }
-  return out
+/** Distinct subjects per cohort and offset, by breakdown value (null without a breakdown). */
+export type RetentionCounts = Map<string | null, number[][]>
+
+const emptyCells = (intervals: number, lookahead: number): number[][] =>
+  Array.from({ length: intervals }, () => new Array<number>(lookahead).fill(0))
+
+/**
+ * Adds one subject's appearances to the counts of its value (`sign` -1 takes them away again),
+ * counts having one row per cohort interval of the range and `lookahead` values each.
+ */
+export const countSubject = (counts: RetentionCounts, subject: RetentionSubject, intervals: number, lookahead: number, sign: 1 | -1 = 1): void => {
+  let cells = counts.get(subject.value)
+  if (cells === undefined) counts.set(subject.value, (cells = emptyCells(intervals, lookahead)))
+  for (const [cohort, ks] of subject.cohorts) for (const k of ks) cells[cohort]![k]! += sign
 }
 
 const rowsOf = (counts: number[][], plan: RetentionPlan, range: RetentionRange, value: string | null): RetentionRow[] => {
@@ -49,22 +56,30 @@ const rowsOf = (counts: number[][], plan: RetentionPlan, range: RetentionRange, 
  * Breakdown values rank by their cohort sizes summed over the cohorts (then by value); those
  * beyond the limit become one Other value whose counts are the sums of theirs.
  */
-const breakdownRows = (subjects: readonly RetentionSubject[], plan: RetentionPlan, range: RetentionRange): RetentionRow[] => {
-  const byValue = new Map<string, RetentionSubject[]>()
-  for (const subject of subjects) byValue.set(subject.value!, [...(byValue.get(subject.value!) ?? []), subject])
+const breakdownRows = (counts: RetentionCounts, plan: RetentionPlan, range: RetentionRange): RetentionRow[] => {
   const intervals = range.starts.length
-  const ranked = [...byValue.entries()]
-    .map(([value, group]) => ({ value, counts: cells(group, intervals, plan.lookahead) }))
-    .map((entry) => ({ ...entry, size: entry.counts.reduce((sum, row) => sum + row[0]!, 0) }))
+  const ranked = [...counts.entries()]
+    .map(([value, cells]) => ({ value: value!, counts: cells, size: cells.reduce((sum, row) => sum + row[0]!, 0) }))
     .sort((a, b) => b.size - a.size || (a.value < b.value ? -1 : a.value > b.value ? 1 : 0))
   const kept = ranked.slice(0, plan.limit)
   const rest = ranked.slice(plan.limit)
   const rows = kept.flatMap((entry) => rowsOf(entry.counts, plan, range, entry.value))
   if (rest.length > 0) {
-    const other = rest.reduce((sum, entry) => sum.map((row, c) => row.map((n, k) => n + entry.counts[c]![k]!)), cells([], intervals, plan.lookahead))
+    const other = rest.reduce((sum, entry) => sum.map((row, c) => row.map((n, k) => n + entry.counts[c]![k]!)), emptyCells(intervals, plan.lookahead))
     rows.push(...rowsOf(other, plan, range, OTHER_VALUE))
   }
   return rows
+}
+
+/**
+ * The response from what a run counted over a range: one row per cohort interval (per breakdown
+ * value, every value of `counts` having at least one subject), `lookahead` values each.
+ */
+export const retentionResponse = (plan: RetentionPlan, range: RetentionRange, counts: RetentionCounts, timezone: string): RetentionResponse => {
+  const results = plan.breakdown === null
+    ? rowsOf(counts.get(null) ?? emptyCells(range.starts.length, plan.lookahead), plan, range, null)
+    : breakdownRows(counts, plan, range)
+  return { results, timezone }
 }
 
 /** Runs a RetentionQuery: one row per cohort interval (per breakdown value), `totalIntervals` values each. */
@@ -72,6 +87,7 @@ export const runRetention = async (query: RetentionQuery, input: QueryInput, sou
   const plan = planRetention(query, input)
   const range = await retentionRange(query, plan, input, source)
   const subjects = await retentionSubjects(plan, range, input, source)
-  const results = plan.breakdown === null ? rowsOf(cells(subjects, range.starts.length, plan.lookahead), plan, range, null) : breakdownRows(subjects, plan, range)
-  return { results, timezone: input.environment.timezone }
+  const counts: RetentionCounts = new Map()
+  for (const subject of subjects) countSubject(counts, subject, range.starts.length, plan.lookahead)
+  return retentionResponse(plan, range, counts, input.environment.timezone)
 }
