@@ -1,6 +1,7 @@
 import type { QueryEnvironment } from '../engine/data.js'
 import type { QueryNode } from '../schema/query-node.js'
 import type { LiveQuery } from './live-query.js'
+import { LiveRetention } from './live-retention.js'
 import { LiveTrends } from './live-trends.js'
 
 /**
@@ -12,6 +13,7 @@ export const liveQueryOf = (node: QueryNode, environment: QueryEnvironment, now:
   try {
     switch (node.kind) {
       case 'TrendsQuery': return new LiveTrends(node, environment, now)
+      case 'RetentionQuery': return new LiveRetention(node, environment, now)
       default: return null
     }
   } catch {

@@ -9,18 +9,22 @@ const CURRENT_PERSONS = ['person_id_override_properties_joined', 'person_id_no_o
  * Why a trends query cannot be kept live, or null when it can. A live answer is built from each
  * event as it comes, so the query may read only what an event carries, fixed when it is added:
  * not sessions (whose properties change with later events), groups (whose properties and type
- * indexes change on their own), persons as they are now, or property filters on dates relative
- * to the moment of asking. Minute intervals are left to the engine.
+ * indexes change on their own), persons as they are now, the person id itself in a filter (a
+ * merge changes it after the event was judged), or property filters on dates relative to the
+ * moment of asking. The environment's test-account filters count as the query's own when it uses
+ * them. Minute intervals are left to the engine.
  */
-export const liveTrendsRefusal = (query: TrendsQuery, needs: Needs): string | null => {
+export const liveTrendsRefusal = (query: TrendsQuery, needs: Needs, environment: QueryEnvironment): string | null => {
   if (query.interval === 'minute') return 'minute intervals are counted by the query engine'
   if (needs.sessions) return 'it reads session properties'
   if (needs.groupTypes.size > 0) return 'it reads group properties'
   if (query.aggregation_group_type_index !== undefined && query.aggregation_group_type_index !== null) return 'it counts groups'
   if (query.series.some((series) => 'math_group_type_index' in series && series.math_group_type_index !== undefined && series.math_group_type_index !== null)) return 'it counts groups'
-  const text = JSON.stringify(query)
+  const filters = [query, query.filterTestAccounts === true ? environment.testAccountFilters : []]
+  const text = JSON.stringify(filters)
   if (text.includes('"is_date_')) return 'it filters on dates relative to the moment of asking'
-  if (readsCurrentPersons(query) && /"person"|person_properties/.test(text)) return 'it reads persons as they are now'
+  if (readsCurrentPersons(query) && (query.filterTestAccounts === true || /"person"|"person_properties"|person\./.test(text))) return 'it reads persons as they are now'
+  if (readsPersonId(filters)) return 'it filters on person ids, which merges change after the event'
   return null
 }
 

@@ -70,7 +70,7 @@ export class LiveTrends implements LiveQuery<TrendsResponse> {
   /** Throws `QueryRefused` for a query the engine refuses, and an error for one `liveTrendsRefusal` refuses. */
   constructor(private readonly query: TrendsQuery, private readonly environment: QueryEnvironment, now: number) {
     const run = trendsRun(query, { environment, now }, null)
-    const refusal = liveTrendsRefusal(query, run.plan.needs)
+    const refusal = liveTrendsRefusal(query, run.plan.needs, environment)
     if (refusal !== null) throw new Error(`this trends query cannot be answered live: ${refusal}`)
     this.unit = run.current.interval === 'hour' ? 'hour' : 'day'
     this.zone = run.rangeContext.zone
