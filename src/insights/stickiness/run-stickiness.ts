@@ -59,6 +59,7 @@ export const tallyStickiness = (histogram: StickinessHistogram, n: number, sign:
   histogram.data[n - 1]! += sign
 }
 
+/** One series' histogram over one period, from each actor's events per interval. */
 const histogram = (activity: Map<string, Map<number, number>>, criteria: Criteria, total: number): StickinessHistogram => {
   const counted = emptyHistogram(total)
   for (const intervals of activity.values()) tallyStickiness(counted, activeIntervals(intervals, criteria), 1)
