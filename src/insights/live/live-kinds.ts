@@ -1,7 +1,9 @@
 import type { QueryEnvironment } from '../engine/data.js'
 import type { QueryNode } from '../schema/query-node.js'
 import type { LiveQuery } from './live-query.js'
+import { LiveLifecycle } from './live-lifecycle.js'
 import { LiveRetention } from './live-retention.js'
+import { LiveStickiness } from './live-stickiness.js'
 import { LiveTrends } from './live-trends.js'
 
 /**
@@ -14,6 +16,8 @@ export const liveQueryOf = (node: QueryNode, environment: QueryEnvironment, now:
     switch (node.kind) {
       case 'TrendsQuery': return new LiveTrends(node, environment, now)
       case 'RetentionQuery': return new LiveRetention(node, environment, now)
+      case 'LifecycleQuery': return new LiveLifecycle(node, environment, now)
+      case 'StickinessQuery': return new LiveStickiness(node, environment, now)
       default: return null
     }
   } catch {
