@@ -9,6 +9,7 @@ import type { AuditedResource } from './readstore/audited-resource.js'
 import type { RateWindow } from './auth/rate-limit.js'
 import type { TokenResolver } from './ingestion/environments.js'
 import type { InsightResults } from './insights/results.js'
+import type { LiveInsights } from './insights/live/live-insights.js'
 
 export type HttpRole = 'api' | 'ingest'
 
@@ -42,7 +43,7 @@ export interface AppDeps {
   /** Computes insights' results; by default live where projections run here, else the query service over the read models (`queriedInsightResults`). */
   readonly insightResults?: InsightResults
   /** False: insights are computed on reads only, never kept live. Default true. */
-  readonly liveInsights?: boolean
+  readonly keepInsightsLive?: boolean
 }
 
 /** What every route plugin of a feature module is given: the app's dependencies and what the app builds from them. */
@@ -53,4 +54,6 @@ export interface RouteDeps extends AppDeps {
   /** Every audited resource of every module. */
   readonly audited: readonly AuditedResource[]
   readonly insightResults: InsightResults
+  /** The insights kept live by this process, when it keeps any. */
+  readonly liveInsights: LiveInsights | null
 }

@@ -26,6 +26,7 @@ import { TokenResolver } from './ingestion/environments.js'
 import { queriedInsightResults } from './insights/query/insight-results.js'
 import { LiveInsights } from './insights/live/live-insights.js'
 import { liveInsightResults } from './insights/live/live-results.js'
+import type { InsightResults } from './insights/results.js'
 
 /** Connections one process keeps open at most; more are refused until some close. */
 export const MAX_CONNECTIONS = 4096
@@ -36,13 +37,13 @@ export const MAX_CONNECTIONS = 4096
  * the API is served (the live queries are fed from their read models), else computed by the
  * query service.
  */
-const insightResultsOf = (app: FastifyInstance, deps: AppDeps) => {
-  const computed = queriedInsightResults(deps.models)
-  if (!deps.projections || !deps.roles.includes('api') || deps.liveInsights === false) return computed
+const insightResultsOf = (app: FastifyInstance, deps: AppDeps): { insightResults: InsightResults; liveInsights: LiveInsights | null } => {
+  const computed = deps.insightResults ?? queriedInsightResults(deps.models)
+  if (deps.insightResults || !deps.projections || !deps.roles.includes('api') || deps.keepInsightsLive === false) return { insightResults: computed, liveInsights: null }
   const live = new LiveInsights({ log: deps.log, models: deps.models, projections: deps.projections })
   app.addHook('onClose', async () => { await live.stop() })
   void live.start()
-  return liveInsightResults(live, computed)
+  return { insightResults: liveInsightResults(live, computed), liveInsights: live }
 }
 
 export const buildApp = async (deps: AppDeps): Promise<FastifyInstance> => {
@@ -93,7 +94,7 @@ export const buildApp = async (deps: AppDeps): Promise<FastifyInstance> => {
     publicUrl: 'http://localhost:8000',
   }
   const routeDeps: RouteDeps = {
-    ...deps, tokens: new TokenResolver(deps), delivery, audited: auditedResources, insightResults: deps.insightResults ?? insightResultsOf(app, deps),
+    ...deps, tokens: new TokenResolver(deps), delivery, audited: auditedResources, ...insightResultsOf(app, deps),
   }
   const loaded: ModuleRoutes<RouteDeps>[] = await Promise.all(MODULES.map((module) => module.routes?.() ?? {}))
   const routes = (role: keyof ModuleRoutes<RouteDeps>) => loaded.flatMap((group) => group[role] ?? [])

@@ -72,6 +72,13 @@ t.test('a saved trends insight is answered live on a started service: fresh afte
   t.same(series(merged), { Firefox: [0, 1, 0], Safari: [1, 0, 1] }, 'ann and anon-1 are one person now: one Firefox visitor yesterday')
   t.equal(merged.result!.find((one) => one.label === 'Firefox')!.data.at(-6), 1, 'the late event counts on its own day')
 
+  const status = await (await fetch(`${api}/insights/live/`, { headers })).json() as { serving: { events: number; update_us_per_event: number; caught_up: boolean }; queries: Array<{ kind: string; size: number; last_event_at: string }> }
+  t.match(status.serving, { caught_up: true }, 'the serving generation is live')
+  t.ok(status.serving.events >= 6, `it applied every event (${status.serving.events})`)
+  t.ok(status.serving.update_us_per_event > 0, `and reports what an event costs to apply (${status.serving.update_us_per_event} µs)`)
+  t.match(status.queries, [{ kind: 'TrendsQuery' }])
+  t.ok(status.queries[0]!.size > 0, `the query reports the size of what it keeps (${status.queries[0]!.size})`)
+
   const edited = { ...query, source: { ...query.source, breakdownFilter: undefined, dateRange: { date_from: '-14d' } } }
   await fetch(`${api}/insights/${created.id}/`, { method: 'PATCH', headers, body: JSON.stringify({ query: edited }) })
   const rebuilt = await until('a live answer of the edited query', (insight) => insight.is_cached && insight.result?.length === 1 && insight.result[0]!.data.length === 15)

@@ -62,6 +62,8 @@ export class Generation {
   caughtUp = false
   /** Analytics events applied. */
   applied = 0
+  /** Time spent giving steps to the live queries (ns), for their cost per event. */
+  updateNs = 0n
   position: Position | null = null
   readonly startedAt = Date.now()
   /** Why it stopped, when it failed. */
@@ -144,6 +146,7 @@ export class Generation {
     const captured: RecordedEvent[] = []
     for await (const event of capturedIn(this.deps.log, batch)) captured.push(event)
     const steps = await this.feed.steps(captured)
+    const started = process.hrtime.bigint()
     for (const step of steps) {
       const builds = this.byEnvironment.get(step.environmentId)
       if (builds === undefined) continue
@@ -154,6 +157,7 @@ export class Generation {
       }
       if (step.kind === 'event') this.applied++
     }
+    this.updateNs += process.hrtime.bigint() - started
     for (const event of captured) {
       const environmentId = (event.data as { environmentId?: unknown }).environmentId
       const builds = typeof environmentId === 'number' ? this.byEnvironment.get(environmentId) : undefined

@@ -101,13 +101,27 @@ export class LiveInsights {
     return { rowsRead: building.applied, startedAt: building.startedAt }
   }
 
-  /** What the live queries hold: how many are served and built, and the events their generations applied. */
-  status(): JsonObject {
-    return {
-      serving: this.serving ? { queries: this.serving.builds.size, events: this.serving.applied, caught_up: this.serving.caughtUp, failure: this.serving.failure } : null,
-      building: this.building ? { queries: this.building.builds.size, events: this.building.applied, failure: this.building.failure } : null,
-      wanted: this.wanted.size,
+  /**
+   * What the live queries of one environment hold, and what the process's generations cost: for
+   * each served query its kind, its state's size and the time of its newest event; for each
+   * generation the events it applied and the time it took per event to update its queries.
+   */
+  status(environmentId: number): JsonObject {
+    const generation = (one: Generation | null) => one === null ? null : {
+      queries: one.builds.size,
+      events: one.applied,
+      caught_up: one.caughtUp,
+      position: one.position === null ? null : one.position.commit.toString(),
+      update_us_per_event: one.applied === 0 ? 0 : Math.round(Number(one.updateNs / 100n) / one.applied) / 10,
+      failure: one.failure,
     }
+    const queries = [...(this.serving?.builds.values() ?? [])].filter((build) => build.definition.environmentId === environmentId).map((build) => ({
+      cache_key: build.definition.key,
+      kind: build.definition.node.kind,
+      size: build.live.size(),
+      last_event_at: build.lastEventAt === null ? null : new Date(build.lastEventAt).toISOString(),
+    }))
+    return { serving: generation(this.serving), building: generation(this.building), wanted: this.wanted.size, queries }
   }
 
   async stop(): Promise<void> {

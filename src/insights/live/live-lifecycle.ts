@@ -143,6 +143,12 @@ export class LiveLifecycle implements LiveQuery<LifecycleResponse> {
   }
 
   /** The query's answer at `now`. */
+  size(): number {
+    let size = this.created.size
+    for (const person of this.persons.values()) size += 1 + person.rows.length
+    return size
+  }
+
   answer(now: number): LifecycleResponse {
     const earliestEvent = this.query.dateRange?.date_from === 'all' ? this.earliest : null
     const run = lifecycleRun(this.query, { environment: this.environment, now }, earliestEvent)

@@ -13,4 +13,6 @@ export interface LiveQuery<Response> {
   /** Person `from` was merged into person `into`: every event of `from` is `into`'s now. */
   merge(from: string, into: string): void
   answer(now: number): Response | null
+  /** What it keeps, in the entries its kind keeps (cells and the actors in them, or persons' kept events): its share of memory. */
+  size(): number
 }

@@ -107,6 +107,12 @@ export class LiveRetention implements LiveQuery<RetentionResponse> {
   }
 
   /** The query's answer at `now`. */
+  size(): number {
+    let size = 0
+    for (const person of this.persons.values()) size += 1 + person.marks.length
+    return size
+  }
+
   answer(now: number): RetentionResponse {
     const earliestEvent = this.query.dateRange?.date_from === 'all' ? this.earliest : null
     const range = retentionRangeAt(this.query, this.plan, { environment: this.environment, now }, earliestEvent)

@@ -79,6 +79,12 @@ export class LiveStickiness implements LiveQuery<StickinessResponse> {
   }
 
   /** The query's answer at `now`. */
+  size(): number {
+    let size = 0
+    for (const person of this.persons.values()) for (const times of person.times) size += times.length
+    return size + this.persons.size
+  }
+
   answer(now: number): StickinessResponse {
     const earliestEvent = this.query.dateRange?.date_from === 'all' ? this.earliest : null
     const run = stickinessRun(this.query, { environment: this.environment, now }, earliestEvent)

@@ -50,6 +50,10 @@ const renameActor = (cell: Cell, from: string, into: string): void => {
   }
 }
 
+/** The actors or values a cell keeps besides itself. */
+const cellSize = (cell: Cell): number =>
+  cell instanceof DistinctCell ? cell.keys.size : cell instanceof PerActorCell ? cell.counts.size : 0
+
 /**
  * A TrendsQuery answered continuously: each event updates the cells of the hour or day it falls
  * in (per series and breakdown value), persons' merges move what their cells count, and an answer
@@ -133,6 +137,15 @@ export class LiveTrends implements LiveQuery<TrendsResponse> {
       counted.push(entries as Entry[][])
     }
     return trendsResponse(run, counted, this.environment.timezone)
+  }
+
+  size(): number {
+    let size = 0
+    for (const series of this.series) {
+      size += series.firsts.size
+      for (const stored of series.entries.values()) for (const cell of stored.cells.values()) size += 1 + cellSize(cell)
+    }
+    return size
   }
 
   private cellOf(series: SeriesState, row: RowContext): Cell {
