@@ -15,17 +15,28 @@ export interface Periods {
   readonly resolvedDateRange: { readonly date_from: string; readonly date_to: string }
 }
 
-/** Resolves a query's period(s) in the environment's zone, reading the earliest event only for `all`. */
-export const resolvePeriods = async (
+/**
+ * Resolves a query's period(s) in the environment's zone at `input.now`, given the environment's
+ * earliest event (read only for `all`; null otherwise or when there is none).
+ */
+export const settlePeriods = (
   dateRange: DateRange | null | undefined, interval: Interval, compareFilter: CompareFilter | null | undefined,
-  input: QueryInput, source: QuerySource,
-): Promise<Periods> => {
+  input: QueryInput, earliestEvent: number | null,
+): Periods => {
   const zone = openZone(input.environment.timezone)
-  const earliestEvent = dateRange?.date_from === 'all' ? await source.earliestTimestamp() : null
   const context: RangeContext = { zone, weekStartDay: input.environment.weekStartDay, now: input.now, earliestEvent }
   const current = resolveRange(dateRange, interval, context)
   const periods: [ResolvedRange, CompareLabel | null][] = compareFilter?.compare === true
     ? [[current, 'current'], [compareRange(dateRange, current, compareFilter.compare_to, context), 'previous']]
     : [[current, null]]
   return { context, current, periods, resolvedDateRange: { date_from: isoDateTime(current.from, zone), date_to: isoDateTime(current.to, zone) } }
+}
+
+/** Resolves a query's period(s) in the environment's zone, reading the earliest event only for `all`. */
+export const resolvePeriods = async (
+  dateRange: DateRange | null | undefined, interval: Interval, compareFilter: CompareFilter | null | undefined,
+  input: QueryInput, source: QuerySource,
+): Promise<Periods> => {
+  const earliestEvent = dateRange?.date_from === 'all' ? await source.earliestTimestamp() : null
+  return settlePeriods(dateRange, interval, compareFilter, input, earliestEvent)
 }
