@@ -27,15 +27,23 @@ export interface Tally {
   readonly times: number[][]
 }
 
-const newTally = (value: FunnelValue | null, stepCount: number): Tally =>
+export const newTally = (value: FunnelValue | null, stepCount: number): Tally =>
   ({ value, counts: new Array<number>(stepCount).fill(0), times: Array.from({ length: stepCount }, () => []) })
 
+/** Counts a subject (`sign` 1) at every step its best attempt reached, or takes it back (`sign` -1). */
+export const countSubject = (counts: number[], subject: Subject, sign: 1 | -1 = 1): void => {
+  for (let step = 0; step < subject.best.times.length; step++) counts[step]! += sign
+}
+
+/** A subject's conversion times (seconds), each added to the samples of the step it reached. */
+export const addConversionTimes = (times: number[][], subject: Subject): void => {
+  const reached = subject.best.times
+  for (let step = 1; step < reached.length; step++) times[step]!.push((reached[step]! - reached[step - 1]!) / 1000)
+}
+
 const addSubject = (tally: Tally, subject: Subject): void => {
-  const { times } = subject.best
-  times.forEach((t, step) => {
-    tally.counts[step]! += 1
-    if (step > 0) tally.times[step]!.push((t - times[step - 1]!) / 1000)
-  })
+  countSubject(tally.counts, subject)
+  addConversionTimes(tally.times, subject)
 }
 
 /** Subjects added up per breakdown value (one tally without a breakdown), in order of first appearance. */

@@ -57,7 +57,8 @@ export const planFunnel = (query: FunnelsQuery, input: QueryInput, withBreakdown
   }
 }
 
-interface ScannedEvent extends FunnelEvent {
+/** One row of an actor as a funnel reads it: its time, the steps and exclusions it matches, and its breakdown value. */
+export interface ScannedEvent extends FunnelEvent {
   readonly value: FunnelValue | null
 }
 
@@ -67,25 +68,35 @@ const maskOf = (matchers: readonly { event: string | null; test: RowTest }[], ro
   return mask
 }
 
+/** The event names a funnel reads: its step and exclusion events, or null (every event) for strict funnels. */
+export const funnelEventNames = (plan: FunnelPlan): readonly string[] | null =>
+  plan.rules.order === 'strict' ? null : namesOf([...plan.steps, ...plan.exclusions].map((m) => m.event))
+
+/**
+ * What a funnel keeps of one row, with the actor it belongs to; null for a row it does not read
+ * (filtered out, matching no step or exclusion of a funnel that is not strict, or without actor).
+ */
+export const funnelRow = (plan: FunnelPlan, row: RowContext): { actor: string; event: ScannedEvent } | null => {
+  if (!plan.test(row)) return null
+  const steps = maskOf(plan.steps, row)
+  const exclusions = maskOf(plan.exclusions, row)
+  if (plan.rules.order !== 'strict' && steps === 0 && exclusions === 0) return null
+  const actor = plan.actorOf(row)
+  if (actor === null) return null
+  return { actor, event: { t: row.event.timestamp, steps, exclusions, value: plan.breakdown ? plan.breakdown.valueOf(row) : null } }
+}
+
 /** Reads every actor's funnel events in the range: step and exclusion events, and for strict funnels every other event too. */
 const readActors = async (plan: FunnelPlan, range: ResolvedRange, input: QueryInput, source: QuerySource): Promise<Map<string, ScannedEvent[]>> => {
-  const strict = plan.rules.order === 'strict'
-  const scan = {
-    from: range.filterFrom, to: range.filterTo, events: strict ? null : namesOf([...plan.steps, ...plan.exclusions].map((m) => m.event)),
-    properties: readsEventProperties(plan.needs),
-  }
+  const scan = { from: range.filterFrom, to: range.filterTo, events: funnelEventNames(plan), properties: readsEventProperties(plan.needs) }
   const lookups = await loadLookups(source, input.environment, plan.needs, scan)
   const actors = new Map<string, ScannedEvent[]>()
   await visitRows(source, scan, lookups, (row) => {
-    if (!plan.test(row)) return
-    const steps = maskOf(plan.steps, row)
-    const exclusions = maskOf(plan.exclusions, row)
-    if (!strict && steps === 0 && exclusions === 0) return
-    const actor = plan.actorOf(row)
-    if (actor === null) return
-    const list = actors.get(actor) ?? []
-    list.push({ t: row.event.timestamp, steps, exclusions, value: plan.breakdown ? plan.breakdown.valueOf(row) : null })
-    actors.set(actor, list)
+    const kept = funnelRow(plan, row)
+    if (kept === null) return
+    const list = actors.get(kept.actor) ?? []
+    list.push(kept.event)
+    actors.set(kept.actor, list)
   })
   return actors
 }
@@ -128,16 +139,25 @@ const splitActor = (events: ScannedEvent[], breakdown: FunnelBreakdown | null, o
   }
 }
 
-/** Every subject of a funnel over a range, each with at least one attempt no exclusion discards. */
+/**
+ * The subjects of one actor, from its events in the range in the order a scan meets them (by
+ * timestamp, then uuid): one per breakdown value its attribution gives, each with at least one
+ * attempt no exclusion discards.
+ */
+export const actorSubjects = (plan: FunnelPlan, actor: string, events: ScannedEvent[]): Subject[] => {
+  const out: Subject[] = []
+  for (const split of splitActor(events, plan.breakdown, plan.rules.order)) {
+    const attempts = attemptsOf(split.events, plan.rules, split.canStart)
+    const best = bestAttempt(attempts)
+    if (best !== null) out.push({ actor, value: split.value, attempts, best })
+  }
+  return out
+}
+
+/** Every subject of a funnel over a range, actor by actor in the order the scan first meets them. */
 export const funnelSubjects = async (plan: FunnelPlan, range: ResolvedRange, input: QueryInput, source: QuerySource): Promise<Subject[]> => {
   const actors = await readActors(plan, range, input, source)
   const out: Subject[] = []
-  for (const [actor, events] of actors) {
-    for (const split of splitActor(events, plan.breakdown, plan.rules.order)) {
-      const attempts = attemptsOf(split.events, plan.rules, split.canStart)
-      const best = bestAttempt(attempts)
-      if (best !== null) out.push({ actor, value: split.value, attempts, best })
-    }
-  }
+  for (const [actor, events] of actors) out.push(...actorSubjects(plan, actor, events))
   return out
 }

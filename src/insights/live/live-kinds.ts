@@ -1,6 +1,7 @@
 import type { QueryEnvironment } from '../engine/data.js'
 import type { QueryNode } from '../schema/query-node.js'
 import type { LiveQuery } from './live-query.js'
+import { LiveFunnels } from './live-funnels.js'
 import { LiveLifecycle } from './live-lifecycle.js'
 import { LiveRetention } from './live-retention.js'
 import { LiveStickiness } from './live-stickiness.js'
@@ -15,6 +16,7 @@ export const liveQueryOf = (node: QueryNode, environment: QueryEnvironment, now:
   try {
     switch (node.kind) {
       case 'TrendsQuery': return new LiveTrends(node, environment, now)
+      case 'FunnelsQuery': return new LiveFunnels(node, environment, now)
       case 'RetentionQuery': return new LiveRetention(node, environment, now)
       case 'LifecycleQuery': return new LiveLifecycle(node, environment, now)
       case 'StickinessQuery': return new LiveStickiness(node, environment, now)
