@@ -7,8 +7,10 @@
  * BENCH_SECONDS (default 5) sets each closed-loop measurement, BENCH_SUSTAIN_SECONDS (default 60)
  * the sustained batch load, BENCH_REBUILD_EVENTS (default 1,000,000) the history rebuilt,
  * BENCH_QUERY_EVENTS (default 1,000,000) the history queried and BENCH_QUERY_RUNS (default 7) the
- * runs of each query. BENCH_ONLY, a comma-separated list of parts (appends, capture, sustained,
- * decide, reads, rebuild, queries), runs only those.
+ * runs of each query, BENCH_LIVE_EVENTS (default 1,000,000) the history live insights are kept
+ * over and BENCH_LIVE_SECONDS (default 60) the load they are measured under. BENCH_ONLY, a
+ * comma-separated list of parts (appends, capture, sustained, decide, reads, rebuild, queries,
+ * live), runs only those.
  */
 import { cpus } from 'node:os'
 import { captureFigures } from './capture.js'
@@ -16,6 +18,7 @@ import { decideFigures } from './decide.js'
 import { aggregateAppends, batchAppends, catchUp, concurrentAppends } from './eventlog.js'
 import { line, met, table, type Figure } from './figures.js'
 import { pinSelfToLoadCore } from './pinning.js'
+import { liveInsightFigures } from './live-insights.js'
 import { queryFigures } from './queries.js'
 import { readFigures } from './reads.js'
 import { rebuildFigures } from './rebuild.js'
@@ -26,6 +29,8 @@ const sustain = Number(process.env['BENCH_SUSTAIN_SECONDS'] ?? 60)
 const rebuildEvents = Number(process.env['BENCH_REBUILD_EVENTS'] ?? 1_000_000)
 const queryEvents = Number(process.env['BENCH_QUERY_EVENTS'] ?? 1_000_000)
 const queryRuns = Number(process.env['BENCH_QUERY_RUNS'] ?? 7)
+const liveEvents = Number(process.env['BENCH_LIVE_EVENTS'] ?? 1_000_000)
+const liveSeconds = Number(process.env['BENCH_LIVE_SECONDS'] ?? 60)
 const only = process.env['BENCH_ONLY']?.split(',').map((part) => part.trim())
 
 const notice = pinSelfToLoadCore()
@@ -53,6 +58,7 @@ const parts: Record<string, () => Promise<void>> = {
   reads: async () => report(await readFigures(seconds * 1000)),
   rebuild: async () => report(await rebuildFigures(rebuildEvents)),
   queries: async () => report(await queryFigures(queryEvents, queryRuns)),
+  live: async () => report(await liveInsightFigures(liveEvents, seconds * 1000, liveSeconds)),
 }
 const unknown = (only ?? []).filter((part) => !Object.hasOwn(parts, part))
 if (unknown.length > 0) throw new Error(`BENCH_ONLY names no part ${unknown.join(', ')}: the parts are ${Object.keys(parts).join(', ')}`)

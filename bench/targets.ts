@@ -25,6 +25,8 @@ export const TARGETS = {
   dashboard: atLeast('GET a 10-tile dashboard', '% of bare GET, same document', 40),
   persons: atLeast('GET …/persons/?distinct_id=', '% of bare GET, same document', 30),
   subscriptions: atLeast('GET the 25-subscription list', '% of bare GET, same document', 30),
+  liveDashboard: atLeast('GET a dashboard of 10 live insight tiles over the history', '% of bare GET, same document', 40),
+  liveReadable: atMost('ack → a live insight counts the event, p99, 50 live insights, /batch/ at 16,000 events/s', 'ms', 1000),
   decideUnderRebuild: atMost('/decide p99 during a full rebuild, default serve', '× idle p99', 2),
   dashboardUnderRebuild: atMost('GET dashboard p99 during a full rebuild, default serve', '× idle p99', 2),
   trendsQuery: (events: number) => atMost(`trends, dau by day and $browser, 30 days of ${events.toLocaleString('en-US')} events`, '× the store alone', 2),

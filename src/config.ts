@@ -38,6 +38,8 @@ const Env = z.object({
   HEDGELOG_SMTP_FROM: z.string().min(3, 'must be an address such as Hedgelog <hedgelog@example.com>').default('Hedgelog <hedgelog@localhost>'),
   /** Where users open Hedgelog; links in subscription deliveries start with it. */
   HEDGELOG_PUBLIC_URL: z.string().regex(/^https?:\/\/[^\s]+$/, 'must be an http:// or https:// URL').default('http://localhost:8000'),
+  /** `0` computes insights on reads only; by default saved insights are answered live where the projections run. */
+  HEDGELOG_LIVE_INSIGHTS: z.enum(['0', '1'], { error: 'must be 0 or 1' }).default('1'),
   /** `1` lets subscription deliveries reach loopback and private addresses; refused otherwise. */
   HEDGELOG_DELIVERY_ALLOW_PRIVATE: z.enum(['0', '1'], { error: 'must be 0 or 1' }).default('0'),
   /** How long a webhook or Slack receiver may take to answer a delivery. */

@@ -80,7 +80,8 @@ const TextCardResponse = z.object({
 export const TileResponse = z.object({
   id: z.number(),
   dashboard_id: z.number(),
-  insight: z.unknown(),
+  // A live insight's shape is frozen and shared by every read of one answer: its text is written once.
+  insight: z.unknown().meta({ kept: true }),
   text: TextCardResponse.nullable(),
   color: z.string().nullable(),
   layouts: z.unknown(),

@@ -1,4 +1,7 @@
 import { basicUsers } from '../accounts/user-lookup.js'
+import type { BasicUser } from '../accounts/users.js'
+import type { JsonObject } from '../eventlog/port.js'
+import { deepFreeze } from '../kernel/deep-freeze.js'
 import { tileInsight } from '../dashboards/events.js'
 import { NO_TILE_INSIGHTS, tileInsightIds, type TileInsight, type TileInsights } from '../dashboards/serialize.js'
 import type { Dashboard } from '../dashboards/state.js'
@@ -6,9 +9,33 @@ import type { Environment } from '../readstore/environment.js'
 import type { ReadModels } from '../readstore/read-models.js'
 import { underDashboardFilters } from './dashboard-filters.js'
 import type { InsightDocument } from './document.js'
-import type { InsightResults, RefreshMode } from './results.js'
+import type { InsightResultFields, InsightResults, RefreshMode } from './results.js'
 import { insightJson, sharedInsightJson } from './serialize.js'
-import { tilesByInsight } from './tiles.js'
+import { tilesByInsight, type DashboardTileRef } from './tiles.js'
+
+/** A tile's insight as last shown, and what it was shown from. */
+interface Shown {
+  readonly filters: JsonObject
+  readonly view: 'full' | 'shared'
+  readonly results: InsightResultFields
+  /** The insight's tiles, and its creator and last modifier as text. */
+  readonly refs: readonly DashboardTileRef[]
+  readonly users: string
+  readonly tile: TileInsight
+}
+
+/**
+ * Tile insights last shown, by insight document (kept unchanged while it lives): a tile whose
+ * insight, dashboard filters, results, tiles and users are the same as last time is shown by the
+ * same frozen object, whose text a response writer keeps.
+ */
+const shownBefore = new WeakMap<InsightDocument, Shown>()
+
+const usersOf = (users: ReadonlyMap<string, BasicUser>, insight: InsightDocument): string =>
+  JSON.stringify([users.get(insight.created_by) ?? null, users.get(insight.last_modified_by) ?? null])
+
+const sameRefs = (a: readonly DashboardTileRef[], b: readonly DashboardTileRef[]): boolean =>
+  a.length === b.length && a.every((ref, i) => ref.id === b[i]!.id && ref.dashboard_id === b[i]!.dashboard_id)
 
 interface TileDeps {
   readonly models: ReadModels
@@ -40,10 +67,20 @@ export const tileInsights = async (
     const insight = id === null ? undefined : insights.get(id)
     if (tile.deleted || insight === undefined) continue
     // The dashboard's filters change the query the tile runs, so its results have a cache key of their own.
-    const shownInsight = underDashboardFilters(insight, dashboard.filters)
+    const before = shownBefore.get(insight)
+    const shownInsight = before?.filters === dashboard.filters ? { ...insight, query: (before.tile.insight as { query: JsonObject | null }).query } : underDashboardFilters(insight, dashboard.filters)
     const results = await deps.insightResults(environment, shownInsight, refresh)
-    const json = view === 'full' ? insightJson(shownInsight, tiles.get(insight.id) ?? [], results, users) : sharedInsightJson(shownInsight, results)
-    shown.set(tile.id, { insight: json, last_refresh: results.last_refresh, is_cached: results.is_cached })
+    const refs = tiles.get(insight.id) ?? []
+    const named = view === 'full' ? usersOf(users, insight) : ''
+    if (before && before.filters === dashboard.filters && before.view === view && before.results === results && sameRefs(before.refs, refs) && before.users === named) {
+      shown.set(tile.id, before.tile)
+      continue
+    }
+    const json = view === 'full' ? insightJson(shownInsight, refs, results, users) : sharedInsightJson(shownInsight, results)
+    const made: TileInsight = { insight: json, last_refresh: results.last_refresh, is_cached: results.is_cached }
+    shown.set(tile.id, made)
+    // Only results that cannot change (a live answer's) make a tile worth keeping.
+    if (Object.isFrozen(results)) shownBefore.set(insight, { filters: dashboard.filters, view, results, refs, users: named, tile: deepFreeze(made) })
   }
   return shown
 }

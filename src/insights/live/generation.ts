@@ -29,8 +29,8 @@ export interface Build {
 
 /** Log events read ahead of the generation's work, at most. */
 const READ_AHEAD = 4000
-/** Log events applied in one step of work, at most. */
-const BATCH = 1000
+/** Log events applied in one step of work, at most: each step holds the event loop while every live query takes its events. */
+const BATCH = 200
 /** How long one wait for the projections lasts before it is asked again. */
 const PROJECTION_WAIT_MS = 5000
 /** The projections whose read models live queries are fed from. */

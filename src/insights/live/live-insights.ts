@@ -42,6 +42,18 @@ interface Answered {
 /** The settings of an environment a query's cache key includes, as the query service keys its results. */
 export const settingsOf = (environment: Environment) => ({ timezone: environment['timezone'] ?? null, settings: environment['settings'] ?? null })
 
+/** Keys already made, by query node and environment document (both kept unchanged while they live). */
+const keys = new WeakMap<QueryNode, WeakMap<Environment, string>>()
+
+/** A query's cache key in an environment (`cacheKeyOf`), made once per node and environment document. */
+export const liveKeyOf = (node: QueryNode, environment: Environment): string => {
+  let byEnvironment = keys.get(node)
+  if (byEnvironment === undefined) keys.set(node, byEnvironment = new WeakMap())
+  let key = byEnvironment.get(environment)
+  if (key === undefined) byEnvironment.set(environment, key = cacheKeyOf(node, environment.id, settingsOf(environment)))
+  return key
+}
+
 /**
  * Saved queries answered live. A query read for the first time is added to the wanted ones; the
  * wanted ones are built together by a generation replaying the log, beside the generation that
@@ -74,7 +86,7 @@ export class LiveInsights {
       } catch {
         continue
       }
-      if (node !== null) await this.want(cacheKeyOf(node, environment.id, settingsOf(environment)), environment, node)
+      if (node !== null) await this.want(liveKeyOf(node, environment), environment, node)
     }
   }
 
@@ -82,9 +94,8 @@ export class LiveInsights {
    * The live answer of a query at this moment, or null when it has none yet (it is then wanted,
    * and built), when its kind cannot be live, or when the moment's range cuts what it keeps whole.
    */
-  async answer(environment: Environment, node: QueryNode): Promise<LiveAnswer | null> {
+  async answer(environment: Environment, node: QueryNode, key = liveKeyOf(node, environment)): Promise<LiveAnswer | null> {
     if (this.stopped) return null
-    const key = cacheKeyOf(node, environment.id, settingsOf(environment))
     const build = this.serving?.caughtUp ? this.serving.builds.get(key) : undefined
     if (build === undefined) {
       await this.want(key, environment, node)
@@ -94,8 +105,7 @@ export class LiveInsights {
   }
 
   /** The progress of a wanted query's build, while it is not served. */
-  progress(environment: Environment, node: QueryNode): LiveProgress | null {
-    const key = cacheKeyOf(node, environment.id, settingsOf(environment))
+  progress(environment: Environment, node: QueryNode, key = liveKeyOf(node, environment)): LiveProgress | null {
     const building = this.building
     if (building === null || !building.builds.has(key)) return null
     return { rowsRead: building.applied, startedAt: building.startedAt }
