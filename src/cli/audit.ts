@@ -13,6 +13,8 @@ import { PERSONS, PERSON_DISTINCT_IDS, PERSON_DISTINCT_ID_PAGES, persons } from 
 import { ProjectionRegistry } from '../../projections/registry.js'
 import { replay } from '../../projections/replay.js'
 import { scratchStore } from './rebuild.js'
+import { resultsAsOf } from '../insights/as-of/results-as-of.js'
+import type { Insight } from '../insights/state.js'
 
 export interface AuditArgs {
   readonly words: readonly string[]
@@ -80,11 +82,22 @@ const personAt = async (log: EventLog, environmentId: number, distinctId: string
   }
 }
 
+/**
+ * An insight as it stood at the cutoff with its results then, as `?as_of=` answers them: its query
+ * run over the events and persons the log held then (a replay of the log from its start).
+ */
+const insightWithResults = async (log: EventLog, insight: Insight, cutoff: Cutoff): Promise<JsonObject> => {
+  const { results } = await resultsAsOf(log, insight.environment_id, cutoff, null)
+  return { ...insight, ...(await results(insight)) }
+}
+
 const stateAt = async (log: EventLog, subject: AuditSubject, cutoff: Cutoff, environment: string | undefined, scratchRoot: string): Promise<AuditOutput | null> => {
   if (subject.kind === 'resource') {
     const { activity, stream } = subject.resource
     const state = await stateAsOf(log, stream(subject.id), activity.evolve, activity.initialState, cutoff)
-    return { json: state, text: state === null ? `${stream(subject.id)} did not exist then` : JSON.stringify(state, null, 2) }
+    if (state === null) return { json: null, text: `${stream(subject.id)} did not exist then` }
+    const shown = subject.resource.kind === 'insight' ? await insightWithResults(log, state as Insight, cutoff) : state
+    return { json: shown, text: JSON.stringify(shown, null, 2) }
   }
   if (subject.kind === 'person') {
     const person = await personAt(log, await environmentOf(log, environment), subject.distinctId, cutoff, scratchRoot)

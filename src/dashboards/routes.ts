@@ -17,7 +17,8 @@ import { createDashboardBody, DashboardDetailResponse, DashboardListResponse, mo
 import { dashboardBasic, dashboardDetail, usersMentioned } from './serialize.js'
 import { createDashboard, findDashboard, liveDashboard, updateDashboard, type DashboardRouteDeps } from './service.js'
 import { refreshMode, type RefreshMode } from '../insights/results.js'
-import { tileInsights } from '../insights/tile-insights.js'
+import { pastTileInsights, tileInsights } from '../insights/tile-insights.js'
+import { resultsAsOf } from '../insights/as-of/results-as-of.js'
 import type { Environment } from '../readstore/environment.js'
 import { createTemplateInsights } from './template-insights.js'
 import { moveTile } from './tile-moves.js'
@@ -71,13 +72,16 @@ export const dashboardRoutes: FastifyPluginAsync<DashboardRouteDeps> = async (ap
   }, async (request) => {
     const environment = await environmentOf(request, models)
     const { as_of: asOf } = request.query
-    const refresh = refreshMode(request.query.refresh)
-    if (asOf === undefined) return detail(environment, await liveDashboard(models, environment, request.params.id), actorOf(request), refresh)
+    if (asOf === undefined) return detail(environment, await liveDashboard(models, environment, request.params.id), actorOf(request), refreshMode(request.query.refresh))
     // History answers for deleted dashboards too: the state then, `deleted` included.
     const current = await findDashboard(models, environment, request.params.id)
-    const past = await stateAsOf(deps.log, dashboardStream(current.id), evolveDashboard, null, cutoffAt(asOf))
+    const cutoff = cutoffAt(asOf)
+    const past = await stateAsOf(deps.log, dashboardStream(current.id), evolveDashboard, null, cutoff)
     if (!past) throw new NotFound()
-    return detail(environment, past, actorOf(request), refresh)
+    // Its insight tiles show their insights as of the same moment, with the results they had then.
+    const { results } = await resultsAsOf(deps.log, environment.id, cutoff, environment)
+    const [users, insights] = await Promise.all([basicUsers(models, usersMentioned(past)), pastTileInsights(deps, environment, past, cutoff, results)])
+    return dashboardDetail(past, actorOf(request), users, insights)
   })
 
   app.patch<{ Params: IdParams }>('/dashboards/:id/', { schema: { params: IdParams, response: DETAIL }, config: WRITE }, async (request) => {

@@ -6,8 +6,8 @@ import type { Projector } from '../readstore/projector.js'
 
 export const EVENTS = 'events'
 
-/** Elements are stored as the chain, not among the properties. */
-const eventRecord = (environmentId: number, event: NormalisedEvent): EventRecord => {
+/** An analytics event as the events read model stores it: elements as the chain, not among the properties. */
+export const eventRecord = (environmentId: number, event: NormalisedEvent): EventRecord => {
   let properties = event.properties
   const chain = elementsChainOf(properties)
   if (Object.hasOwn(properties, '$elements') || Object.hasOwn(properties, '$elements_chain')) {

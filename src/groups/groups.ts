@@ -133,6 +133,30 @@ export const groupEffectsOf = (event: NormalisedEvent, mapping: GroupTypeMapping
   return { mapping: resolved.mapping, identify: resolved.index === null ? null : { index: resolved.index, request } }
 }
 
+/** One environment's groups as group processing reads and writes them, synchronously. */
+export interface GroupTables {
+  readonly environmentId: number
+  group(groupTypeIndex: number, key: string): GroupRecord | null
+  putGroup(record: GroupRecord): void
+}
+
+/**
+ * Group processing of one normalised event: the types its `$groups` name are mapped, and a
+ * `$groupidentify` creates or updates its group. Events without person processing, or naming no
+ * group, change nothing. The mapping afterwards (the one given when nothing changed).
+ */
+export const processGroupEvent = (tables: GroupTables, mapping: GroupTypeMapping, event: NormalisedEvent): GroupTypeMapping => {
+  const groupsSeen = event.event === '$groupidentify' || event.properties['$groups'] !== undefined
+  if (!groupsSeen || !event.processPerson) return mapping
+  const effects = groupEffectsOf(event, mapping)
+  if (!effects.identify) return effects.mapping
+  const { index, request } = effects.identify
+  const current = tables.group(index, request.groupKey)
+  const next = upsertGroup(current, tables.environmentId, index, request, event.timestamp)
+  if (next !== current) tables.putGroup(next)
+  return effects.mapping
+}
+
 /** The read model's documents, under their collection names, as `ReadModels` reads them. */
 declare module '../readstore/documents.js' {
   interface ReadModelDocuments {

@@ -1,5 +1,5 @@
 import {
-  emptyMapping, groupEffectsOf, groupKey, upsertGroup, type GroupRecord, type GroupTypeMapping,
+  emptyMapping, groupKey, processGroupEvent, type GroupRecord, type GroupTables, type GroupTypeMapping,
 } from './groups.js'
 import { capturedEvents, capturedOf, normalisedOf } from '../ingestion/captured-projection.js'
 import type { Projector } from '../readstore/projector.js'
@@ -32,18 +32,12 @@ export const groups: Projector = {
     const mappingId = String(environmentId)
     const stored = view.get<GroupTypeMapping>(GROUP_TYPE_MAPPINGS, mappingId)
     let mapping = stored ?? emptyMapping(environmentId)
-    for (const normalised of events) {
-      const groupsSeen = normalised.event === '$groupidentify' || normalised.properties['$groups'] !== undefined
-      if (!groupsSeen || !normalised.processPerson) continue
-      const effects = groupEffectsOf(normalised, mapping)
-      mapping = effects.mapping
-      if (!effects.identify) continue
-      const { index, request } = effects.identify
-      const id = groupKey(environmentId, index, request.groupKey)
-      const current = view.get<GroupRecord>(GROUPS, id)
-      const next = upsertGroup(current, environmentId, index, request, normalised.timestamp)
-      if (next !== current) view.put(GROUPS, id, next)
+    const tables: GroupTables = {
+      environmentId,
+      group: (index, key) => view.get<GroupRecord>(GROUPS, groupKey(environmentId, index, key)),
+      putGroup: (record) => view.put(GROUPS, groupKey(environmentId, record.group_type_index, record.group_key), record),
     }
+    for (const normalised of events) mapping = processGroupEvent(tables, mapping, normalised)
     if (mapping !== stored && mapping.types.length > 0) view.put(GROUP_TYPE_MAPPINGS, mappingId, mapping)
   },
 }

@@ -11,6 +11,7 @@ import { pageOf, paginated } from '../http/pagination.js'
 import { queryOf, ScopedIdParams, ScopedParams, type ZodTypeProvider } from '../http/zod.js'
 import { NotFound } from '../kernel/errors.js'
 import { insightActivity } from './activity.js'
+import { resultsAsOf } from './as-of/results-as-of.js'
 import { insightAudit } from './audited.js'
 import { readContextFilters } from './dashboard-context.js'
 import { underDashboardFilters } from './dashboard-filters.js'
@@ -87,9 +88,12 @@ export const insightRoutes: FastifyPluginAsync<InsightDeps> = async (plain, deps
     }
     // History answers for deleted insights too: the state then, `deleted` included.
     const current = await findInsight(models, environment, request.params.id)
-    const past = await stateAsOf(deps.log, insightStream(current.id), evolveInsight, null, cutoffAt(asOf))
+    const cutoff = cutoffAt(asOf)
+    const past = await stateAsOf(deps.log, insightStream(current.id), evolveInsight, null, cutoff)
     if (!past) throw new NotFound()
-    return presentPast(deps, environment, past, shape)
+    // Its results then too: its query run over the events and persons the log held then.
+    const { results } = await resultsAsOf(deps.log, environment.id, cutoff, environment)
+    return presentPast({ models, insightResults: (_environment, insight) => results(insight) }, environment, past, shape)
   })
 
   app.patch('/insights/:id/', { config: WRITE, schema: { params: ScopedIdParams } }, async (request) => {

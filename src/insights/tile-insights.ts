@@ -8,10 +8,15 @@ import type { Dashboard } from '../dashboards/state.js'
 import type { Environment } from '../readstore/environment.js'
 import type { ReadModels } from '../readstore/read-models.js'
 import { underDashboardFilters } from './dashboard-filters.js'
-import type { InsightDocument } from './document.js'
 import type { InsightResultFields, InsightResults, RefreshMode } from './results.js'
 import { insightJson, sharedInsightJson } from './serialize.js'
 import { tilesByInsight, type DashboardTileRef } from './tiles.js'
+import { stateAsOf } from '../eventlog/as-of.js'
+import type { Cutoff } from '../eventlog/cutoff.js'
+import type { EventLog } from '../eventlog/port.js'
+import type { ResultsAsOf } from './as-of/results-as-of.js'
+import { insightStream } from './events.js'
+import { evolveInsight, type Insight } from './state.js'
 
 /** A tile's insight as last shown, and what it was shown from. */
 interface Shown {
@@ -29,9 +34,9 @@ interface Shown {
  * insight, dashboard filters, results, tiles and users are the same as last time is shown by the
  * same frozen object, whose text a response writer keeps.
  */
-const shownBefore = new WeakMap<InsightDocument, Shown>()
+const shownBefore = new WeakMap<Insight, Shown>()
 
-const usersOf = (users: ReadonlyMap<string, BasicUser>, insight: InsightDocument): string =>
+const usersOf = (users: ReadonlyMap<string, BasicUser>, insight: Insight): string =>
   JSON.stringify([users.get(insight.created_by) ?? null, users.get(insight.last_modified_by) ?? null])
 
 const sameRefs = (a: readonly DashboardTileRef[], b: readonly DashboardTileRef[]): boolean =>
@@ -52,15 +57,43 @@ export const tileInsights = async (
 ): Promise<TileInsights> => {
   const ids = [...new Set(tileInsightIds(dashboard))]
   if (ids.length === 0) return NO_TILE_INSIGHTS
-  const insights = new Map<number, InsightDocument>()
+  const insights = new Map<number, Insight>()
   for (const id of ids) {
     const insight = await deps.models.get('insights', String(id))
     if (insight && !insight.deleted && insight.environment_id === dashboard.environment_id) insights.set(id, insight)
   }
-  const [tiles, users] = await Promise.all([
-    view === 'full' ? tilesByInsight(deps.models, environment.id) : new Map(),
-    view === 'full' ? basicUsers(deps.models, [...insights.values()].flatMap((i) => [i.created_by, i.last_modified_by])) : new Map(),
-  ])
+  const tiles = view === 'full' ? await tilesByInsight(deps.models, environment.id) : new Map<number, DashboardTileRef[]>()
+  return shownTiles(deps, environment, dashboard, insights, tiles, refresh, view)
+}
+
+/**
+ * The insights a past dashboard's tiles showed, by tile id, in the full shape: each insight as it
+ * stood at the cutoff (none for a tile whose insight was deleted or did not exist yet), its
+ * `dashboard_tiles` those its own changes had made by then, and its results from `results`, which
+ * answers as of the same moment.
+ */
+export const pastTileInsights = async (
+  deps: { readonly models: ReadModels; readonly log: EventLog }, environment: Environment, dashboard: Dashboard, cutoff: Cutoff, results: ResultsAsOf,
+): Promise<TileInsights> => {
+  const ids = [...new Set(tileInsightIds(dashboard))]
+  if (ids.length === 0) return NO_TILE_INSIGHTS
+  const insights = new Map<number, Insight>()
+  const tiles = new Map<number, DashboardTileRef[]>()
+  for (const id of ids) {
+    const insight = await stateAsOf(deps.log, insightStream(id), evolveInsight, null, cutoff)
+    if (!insight || insight.deleted || insight.environment_id !== dashboard.environment_id) continue
+    insights.set(id, insight)
+    tiles.set(id, insight.dashboard_tiles.map((tile) => ({ id: tile.tileId, dashboard_id: tile.dashboardId })))
+  }
+  const shown = { models: deps.models, insightResults: ((_environment, insight) => results(insight)) satisfies InsightResults }
+  return shownTiles(shown, environment, dashboard, insights, tiles, 'force_cache', 'full')
+}
+
+const shownTiles = async (
+  deps: TileDeps, environment: Environment, dashboard: Dashboard, insights: ReadonlyMap<number, Insight>,
+  tiles: ReadonlyMap<number, readonly DashboardTileRef[]>, refresh: RefreshMode, view: 'full' | 'shared',
+): Promise<TileInsights> => {
+  const users = view === 'full' ? await basicUsers(deps.models, [...insights.values()].flatMap((i) => [i.created_by, i.last_modified_by])) : new Map()
   const shown = new Map<number, TileInsight>()
   for (const tile of dashboard.tiles) {
     const id = tileInsight(tile)

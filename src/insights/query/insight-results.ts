@@ -28,14 +28,14 @@ export const queriedInsightResults = (models: ReadModels): InsightResults => asy
   try {
     node = sourceOf(insight.query as JsonObject | null)
   } catch (error) {
-    return failed(fallback, error)
+    return failedResults(fallback, error)
   }
   if (node === null) return fallback
   try {
     const { body } = await queryServiceOf(models).answer(environment, node, refresh)
     return resultFieldsOf(body, fallback)
   } catch (error) {
-    return failed(fallback, error)
+    return failedResults(fallback, error)
   }
 }
 
@@ -59,7 +59,8 @@ export const resultFieldsOf = (body: JsonObject, fallback: InsightResultFields):
   }
 }
 
-const failed = (fallback: InsightResultFields, error: unknown): InsightResultFields => {
+/** The results of a query the engine refused: none, and a `query_status` that says why. Other errors are thrown. */
+export const failedResults = (fallback: InsightResultFields, error: unknown): InsightResultFields => {
   if (!(error instanceof DomainError)) throw error
   return { ...fallback, query_status: { error: true, complete: true, error_message: error.message, query_async: false } }
 }

@@ -59,7 +59,8 @@ const intervalOf = (node: QueryNode): string | null => {
   return null
 }
 
-const usesTestAccounts = (node: QueryNode): boolean => 'filterTestAccounts' in node && node.filterTestAccounts === true
+/** Whether a query asks for the environment's test-account filters. */
+export const usesTestAccounts = (node: QueryNode): boolean => 'filterTestAccounts' in node && node.filterTestAccounts === true
 
 /**
  * Whether a query may read a person property: a person filter, breakdown or math, or the
@@ -75,7 +76,7 @@ const personsModeOf = (node: QueryNode): 'at_event' | 'current' | null => {
 }
 
 /** What a query reads of persons: lifecycle queries (and their actors) read when each was created. */
-const personReadsOf = (node: QueryNode): PersonReads =>
+export const personReadsOf = (node: QueryNode): PersonReads =>
   ({ properties: personsModeOf(node), createdAt: JSON.stringify(node).includes('"LifecycleQuery"') })
 
 const rangeOf = (response: JsonObject): { end: number | null; length: number | null } => {
