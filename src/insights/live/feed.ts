@@ -8,10 +8,35 @@ import type { ReadModels } from '../../readstore/read-models.js'
 import type { QueryEvent } from '../engine/data.js'
 import { ReadModelsSource } from '../read/read-models-source.js'
 
-/** What live queries are told, in log order: a stored event with its person, or a merge of two persons. */
+/**
+ * What live queries are told, in log order: a stored event with its person, a merge of two
+ * persons, or that an event told already was stored again with other content (a copy of its
+ * uuid whose name, time, distinct id, properties or elements differ), which replaced the copy
+ * told: what was counted of the old copy cannot be taken back, so the queries of its environment
+ * no longer hold the events' answer.
+ */
 export type FeedStep =
   | { readonly kind: 'event'; readonly environmentId: number; readonly event: QueryEvent }
   | { readonly kind: 'merge'; readonly environmentId: number; readonly from: string; readonly into: string }
+  | { readonly kind: 'replaced'; readonly environmentId: number; readonly uuid: string }
+
+/** A 53-bit hash of a text (cyrb53): what is kept of each event told, to find a copy with other content. */
+const hash = (text: string): number => {
+  let h1 = 0xdeadbeef
+  let h2 = 0x41c6ce57
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    h1 = Math.imul(h1 ^ c, 2654435761)
+    h2 = Math.imul(h2 ^ c, 1597334677)
+  }
+  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909)
+  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909)
+  return 4294967296 * (2097151 & h2) + (h1 >>> 0)
+}
+
+/** What the events read model stores of an event that a live query reads (its person aside, which merges change). */
+const contentOf = (row: QueryEvent): number =>
+  hash(JSON.stringify([row.event, row.timestamp, row.distinctId, row.properties, row.elementsChain]))
 
 /** The analytics events of log events, imports expanded into the capture requests they hold. */
 export async function* capturedIn(log: EventLog, events: readonly RecordedEvent[]): AsyncGenerator<RecordedEvent> {
@@ -28,14 +53,17 @@ export async function* capturedIn(log: EventLog, events: readonly RecordedEvent[
  * read models know it, and merges found by remembering whose each distinct id was when last
  * told. A distinct id whose person differs from the one remembered was merged: the remembered
  * person went into the new one, with every distinct id it had. An event whose uuid was told
- * already is told once (the events read model keeps one copy of it).
+ * already is told once (the events read model keeps one copy of it); when the copy stored now
+ * differs from the one told (the events read model keeps the last copy of a uuid), that is told
+ * as `replaced`.
  */
 export class Feed {
   /** Per environment: distinct id → the person its events were told with. */
   private readonly persons = new Map<number, Map<string, string>>()
   /** Per environment: person → its distinct ids told. */
   private readonly idsOf = new Map<number, Map<string, Set<string>>>()
-  private readonly told = new Set<string>()
+  /** Each event told: the hash of its content as told. */
+  private readonly told = new Map<string, number>()
 
   constructor(private readonly models: ReadModels) {}
 
@@ -75,8 +103,18 @@ export class Feed {
       const row = rows.get(key)
       if (one.source !== null) this.reconcile(one.environmentId, one.source, owners.get(eventKey(one.environmentId, one.source))!, steps)
       // Not stored (dropped by the events projection), or told already: a copy of one event counts once.
-      if (row === undefined || this.told.has(key)) continue
-      this.told.add(key)
+      if (row === undefined) continue
+      const content = contentOf(row)
+      const told = this.told.get(key)
+      if (told !== undefined) {
+        // Stored again with other content: the copy told is not the one the read model keeps.
+        if (told !== content) {
+          this.told.set(key, content)
+          steps.push({ kind: 'replaced', environmentId: one.environmentId, uuid: one.uuid })
+        }
+        continue
+      }
+      this.told.set(key, content)
       this.reconcile(one.environmentId, row.distinctId, row.personId, steps)
       steps.push({ kind: 'event', environmentId: one.environmentId, event: row })
     }

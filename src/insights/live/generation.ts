@@ -25,6 +25,11 @@ export interface Build {
   lastEventAt: number | null
   /** Steps applied so far: an answer is computed again only after one more. */
   changes: number
+  /**
+   * Whether an event it counted was stored again with other content since: it cannot take the
+   * old copy back, so it answers no more, and a new generation counts the copy stored.
+   */
+  stale: boolean
 }
 
 /** Log events read ahead of the generation's work, at most. */
@@ -69,9 +74,15 @@ export class Generation {
   /** Why it stopped, when it failed. */
   failure: string | null = null
 
-  constructor(private readonly deps: GenerationDeps, definitions: Iterable<LiveDefinition>, private readonly onCaughtUp: (generation: Generation) => void) {
+  /** `onStale` is called when some of its builds went stale (an event they counted was replaced). */
+  constructor(
+    private readonly deps: GenerationDeps,
+    definitions: Iterable<LiveDefinition>,
+    private readonly onCaughtUp: (generation: Generation) => void,
+    private readonly onStale: (generation: Generation) => void = () => {},
+  ) {
     for (const definition of definitions) {
-      const build: Build = { definition, live: definition.live(), lastEventAt: null, changes: 0 }
+      const build: Build = { definition, live: definition.live(), lastEventAt: null, changes: 0, stale: false }
       this.builds.set(definition.key, build)
       const builds = this.byEnvironment.get(definition.environmentId) ?? []
       builds.push(build)
@@ -147,10 +158,16 @@ export class Generation {
     for await (const event of capturedIn(this.deps.log, batch)) captured.push(event)
     const steps = await this.feed.steps(captured)
     const started = process.hrtime.bigint()
+    let staled = false
     for (const step of steps) {
       const builds = this.byEnvironment.get(step.environmentId)
       if (builds === undefined) continue
+      if (step.kind === 'replaced') {
+        for (const build of builds) if (!build.stale) staled = build.stale = true
+        continue
+      }
       for (const build of builds) {
+        if (build.stale) continue
         if (step.kind === 'event') build.live.add(step.event)
         else build.live.merge(step.from, step.into)
         build.changes++
@@ -164,6 +181,7 @@ export class Generation {
       for (const build of builds ?? []) build.lastEventAt = Math.max(build.lastEventAt ?? 0, event.created.getTime())
     }
     this.position = last.position
+    if (staled) this.onStale(this)
     // A long history is applied a batch at a time, each after requests waiting on the event loop.
     await new Promise((resolve) => setImmediate(resolve))
   }

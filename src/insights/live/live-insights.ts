@@ -97,7 +97,7 @@ export class LiveInsights {
   async answer(environment: Environment, node: QueryNode, key = liveKeyOf(node, environment)): Promise<LiveAnswer | null> {
     if (this.stopped) return null
     const build = this.serving?.caughtUp ? this.serving.builds.get(key) : undefined
-    if (build === undefined) {
+    if (build === undefined || build.stale) {
       await this.want(key, environment, node)
       return null
     }
@@ -129,6 +129,7 @@ export class LiveInsights {
       cache_key: build.definition.key,
       kind: build.definition.node.kind,
       size: build.live.size(),
+      stale: build.stale,
       last_event_at: build.lastEventAt === null ? null : new Date(build.lastEventAt).toISOString(),
     }))
     return { serving: generation(this.serving), building: generation(this.building), wanted: this.wanted.size, queries }
@@ -174,9 +175,22 @@ export class LiveInsights {
       this.asked.delete(key)
     }
     void this.building?.stop()
-    const generation = new Generation(this.deps, this.wanted.values(), (done) => this.promote(done))
+    const generation = new Generation(this.deps, this.wanted.values(), (done) => this.promote(done), (stale) => this.rebuild(stale))
     this.building = generation
     generation.start()
+  }
+
+  /**
+   * Some queries of a generation went stale (an event they counted was stored again with other
+   * content): a new generation is started at once, which counts the copy stored, unless one is
+   * being built already that has not gone stale (it meets the new copy itself, and goes stale
+   * then only if it had counted the old one). Reads get the engine's answer meanwhile.
+   */
+  private rebuild(generation: Generation): void {
+    if (this.stopped || (generation !== this.serving && generation !== this.building)) return
+    if (this.building !== null && this.building !== generation) return
+    if (this.gather) clearTimeout(this.gather)
+    this.startGeneration()
   }
 
   private promote(generation: Generation): void {
