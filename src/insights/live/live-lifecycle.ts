@@ -8,7 +8,7 @@ import { rowContext, type RowLookups } from '../properties/row-context.js'
 import type { LifecycleQuery } from '../schema/insight-queries.js'
 import type { SeriesPlan } from '../trends/series-plan.js'
 import type { LiveQuery } from './live-query.js'
-import { liveLifecycleRefusal } from './live-support-actors.js'
+import { liveLifecycleRefusal } from './live-support.js'
 
 /** One event of the query's series, as a person's lifecycle reads it. */
 interface Row {
@@ -96,7 +96,7 @@ export class LiveLifecycle implements LiveQuery<LifecycleResponse> {
   /** Throws `QueryRefused` for a query the engine refuses, and an error for one `liveLifecycleRefusal` refuses. */
   constructor(private readonly query: LifecycleQuery, private readonly environment: QueryEnvironment, now: number) {
     const run = lifecycleRun(query, { environment, now }, null)
-    const refusal = liveLifecycleRefusal(query, run.needs)
+    const refusal = liveLifecycleRefusal(query, run.needs, environment)
     if (refusal !== null) throw new Error(`this lifecycle query cannot be answered live: ${refusal}`)
     this.plan = run.plan
     this.lookups = { groupTypes: environment.groupTypes, groups: new Map(), sessions: null }

@@ -7,7 +7,7 @@ import {
   type StickinessHistogram, type StickinessPlan, type StickinessResponse,
 } from '../stickiness/run-stickiness.js'
 import type { LiveQuery } from './live-query.js'
-import { liveStickinessRefusal } from './live-support-actors.js'
+import { liveStickinessRefusal } from './live-support.js'
 
 interface PersonState {
   /** Per series, the instants of the person's events the series counts. */
@@ -41,7 +41,7 @@ export class LiveStickiness implements LiveQuery<StickinessResponse> {
   /** Throws `QueryRefused` for a query the engine refuses, and an error for one `liveStickinessRefusal` refuses. */
   constructor(private readonly query: StickinessQuery, private readonly environment: QueryEnvironment, now: number) {
     const run = stickinessRun(query, { environment, now }, null)
-    const refusal = liveStickinessRefusal(query, run.plan.needs)
+    const refusal = liveStickinessRefusal(query, run.plan.needs, environment)
     if (refusal !== null) throw new Error(`this stickiness query cannot be answered live: ${refusal}`)
     this.plan = run.plan
     this.lookups = { groupTypes: environment.groupTypes, groups: new Map(), sessions: null }

@@ -1,11 +1,11 @@
 import type { Needs } from '../properties/compile-filters.js'
 import type { QueryEnvironment } from '../engine/data.js'
-import type { FunnelsQuery, RetentionQuery, TrendsQuery } from '../schema/insight-queries.js'
+import type { FunnelsQuery, LifecycleQuery, RetentionQuery, StickinessQuery, TrendsQuery } from '../schema/insight-queries.js'
 
 /** Persons-on-events modes that read persons as they are now, which change without an event of the query. */
 const CURRENT_PERSONS = ['person_id_override_properties_joined', 'person_id_no_override_properties_joined']
 
-type Fixed = TrendsQuery | FunnelsQuery | RetentionQuery
+type Fixed = TrendsQuery | FunnelsQuery | RetentionQuery | LifecycleQuery | StickinessQuery
 
 const readsCurrentPersons = (query: Fixed): boolean => {
   const mode = (query as { modifiers?: { personsOnEventsMode?: unknown } | null }).modifiers?.personsOnEventsMode
@@ -69,3 +69,20 @@ export const liveFunnelsRefusal = (query: FunnelsQuery, needs: Needs, environmen
  */
 export const liveRetentionRefusal = (query: RetentionQuery, needs: Needs, environment: QueryEnvironment): string | null =>
   unfixedReads(query, needs, environment)
+
+/**
+ * Why a lifecycle query cannot be kept live, or null when it can (see `unfixedReads`). Persons'
+ * creation ("new") is followed as events carry it and merges change it; a group's creation is
+ * not. Minute intervals are left to the engine.
+ */
+export const liveLifecycleRefusal = (query: LifecycleQuery, needs: Needs, environment: QueryEnvironment): string | null => {
+  if (query.interval === 'minute') return 'minute intervals are counted by the query engine'
+  return unfixedReads(query, needs, environment)
+}
+
+/** Why a stickiness query cannot be kept live, or null when it can (see `unfixedReads`): a series counting groups cannot. */
+export const liveStickinessRefusal = (query: StickinessQuery, needs: Needs, environment: QueryEnvironment): string | null => {
+  if (query.interval === 'minute') return 'minute intervals are counted by the query engine'
+  if (query.series.some((series) => 'math' in series && series.math === 'unique_group')) return 'it counts groups'
+  return unfixedReads(query, needs, environment)
+}
