@@ -40,6 +40,10 @@ const Env = z.object({
   HEDGELOG_PUBLIC_URL: z.string().regex(/^https?:\/\/[^\s]+$/, 'must be an http:// or https:// URL').default('http://localhost:8000'),
   /** `0` computes insights on reads only; by default saved insights are answered live where the projections run. */
   HEDGELOG_LIVE_INSIGHTS: z.enum(['0', '1'], { error: 'must be 0 or 1' }).default('1'),
+  /** A Slack app's bot token (`xoxb-…`): Slack deliveries then post as the bot, with pictures' replies in the message's thread. */
+  HEDGELOG_SLACK_BOT_TOKEN: z.string().regex(/^xox[a-z]-[A-Za-z0-9-]+$/, 'must be a Slack bot token (xoxb-…)').optional(),
+  /** Slack's Web API, which the bot calls. */
+  HEDGELOG_SLACK_API_URL: z.string().regex(/^https?:\/\/[^\s]+$/, 'must be an http:// or https:// URL').default('https://slack.com/api'),
   /** `1` lets subscription deliveries reach loopback and private addresses; refused otherwise. */
   HEDGELOG_DELIVERY_ALLOW_PRIVATE: z.enum(['0', '1'], { error: 'must be 0 or 1' }).default('0'),
   /** How long a webhook or Slack receiver may take to answer a delivery. */

@@ -83,6 +83,7 @@ export const startService = async (config: Config, roles: readonly Role[], logge
     channels: deliveryChannels({
       mailer, allowPrivate: config.HEDGELOG_DELIVERY_ALLOW_PRIVATE === '1', timeoutMs: config.HEDGELOG_DELIVERY_TIMEOUT_MS,
       log: (fields, message) => logger.warn(fields, message),
+      ...(config.HEDGELOG_SLACK_BOT_TOKEN ? { slackBot: { token: config.HEDGELOG_SLACK_BOT_TOKEN, apiUrl: config.HEDGELOG_SLACK_API_URL } } : {}),
     }),
     publicUrl: config.HEDGELOG_PUBLIC_URL,
   }

@@ -1,6 +1,6 @@
 import type { Mailer } from '../mail/mailer.js'
 import { postJson } from './outbound.js'
-import type { Channels } from './targets.js'
+import type { Channels, SlackBot } from './targets.js'
 
 export interface ChannelOptions {
   readonly mailer: Mailer | undefined
@@ -9,10 +9,13 @@ export interface ChannelOptions {
   /** A receiver that has not answered by then is cut off. */
   readonly timeoutMs: number
   readonly log: Channels['log']
+  /** A Slack app's bot token and Slack's Web API, when deliveries post as a bot (and can reply in threads). */
+  readonly slackBot?: SlackBot
 }
 
 export const deliveryChannels = (options: ChannelOptions): Channels => ({
   post: (url, body, headers) => postJson(url, body, { headers: { ...headers }, allowPrivate: options.allowPrivate, timeoutMs: options.timeoutMs }),
   mailer: options.mailer,
   log: options.log,
+  ...(options.slackBot ? { slackBot: options.slackBot } : {}),
 })

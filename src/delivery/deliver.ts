@@ -84,7 +84,7 @@ export const attemptDelivery = async (
   const webhookSecret = subscription.target_type === 'webhook' ? await webhookSecretOf(deps.log, subscription.environment_id, context) : ''
   const link = deps.pictureLink !== undefined ? deps.pictureLink
     : environment ? exportPictureLink({ ...deps, insightResults: deps.insightResults ?? queriedInsightResults(deps.models) }, environment, context) : null
-  const pictures = await picturesFor(deps, link, report, subscription.target_type, slackWebhook !== null)
+  const pictures = await picturesFor(deps, link, report, subscription.target_type, slackWebhook !== null || deps.channels.slackBot !== undefined)
   return sendReport(report, subscription, { webhookSecret, slackWebhook }, deps.channels, pictures)
 }
 
@@ -95,7 +95,7 @@ export const attemptDelivery = async (
  * are drawn that the target would not carry.
  */
 const picturesFor = async (
-  deps: DeliveryDeps, link: PictureLink | null, report: Report, targetType: string, hasSlackWebhook: boolean,
+  deps: DeliveryDeps, link: PictureLink | null, report: Report, targetType: string, reachesSlack: boolean,
 ): Promise<(Picture | null)[]> => {
   const render = deps.renderPicture === undefined ? drawChartPng : deps.renderPicture
   if (!render || report.insights.length === 0) return []
@@ -104,6 +104,6 @@ const picturesFor = async (
   if (targetType === 'email') return deps.channels.mailer ? drawPictures(report.insights, { ...options, link: null }) : []
   if (!link) return []
   if (targetType === 'webhook') return drawPictures(report.insights, { ...options, link })
-  if (targetType === 'slack' && hasSlackWebhook && isPublicUrl(deps.publicUrl)) return drawPictures(report.insights, { ...options, link })
+  if (targetType === 'slack' && reachesSlack && isPublicUrl(deps.publicUrl)) return drawPictures(report.insights, { ...options, link })
   return []
 }

@@ -80,36 +80,41 @@ const pinnedLookup = (chosen: LookupAddress): LookupFunction => (_host, options,
   else callback(null, chosen.address, chosen.family)
 }
 
-const drain = (response: IncomingMessage, done: () => void): void => {
+/** Reads an answer's body, at most `MAX_ANSWER_BYTES` of it (the connection is cut past that), then calls `done` with it. */
+const drain = (response: IncomingMessage, done: (text: string) => void): void => {
+  const chunks: Buffer[] = []
   let read = 0
   response.on('data', (chunk: Buffer) => {
     read += chunk.length
     if (read > MAX_ANSWER_BYTES) response.destroy()
+    else chunks.push(chunk)
   })
-  response.on('end', done)
-  response.on('close', done)
+  const end = () => done(Buffer.concat(chunks).toString())
+  response.on('end', end)
+  response.on('close', end)
 }
 
 /**
- * POSTs a JSON body to `target`, which must answer 2xx within the timeout. Hosts are resolved
- * once and every address checked before connecting; redirects are not followed. Reasons name
- * the host only, never credentials or query strings.
+ * POSTs a JSON body to `target`, which must answer 2xx within the timeout; resolves with the
+ * answer's body (its first 64 KiB). Hosts are resolved once and every address checked before
+ * connecting; redirects are not followed. Reasons name the host only, never credentials or query
+ * strings.
  */
-export const postJson = async (target: string, body: string, options: PostOptions): Promise<void> => {
+export const postJson = async (target: string, body: string, options: PostOptions): Promise<string> => {
   const url = parseTarget(target)
   const host = url.hostname.replace(/^\[|\]$/g, '')
   const chosen = await addressesOf(host, options)
   const send = url.protocol === 'https:' ? httpsRequest : httpRequest
-  await new Promise<void>((resolve, reject) => {
+  return new Promise<string>((resolve, reject) => {
     let settled = false
-    const finish = (error?: OutboundFailed) => {
+    const finish = (error?: OutboundFailed, answer = '') => {
       if (settled) return
       settled = true
       clearTimeout(timer)
       if (error) {
         request.destroy()
         reject(error)
-      } else resolve()
+      } else resolve(answer)
     }
     const request = send(url, {
       method: 'POST',
@@ -118,7 +123,7 @@ export const postJson = async (target: string, body: string, options: PostOption
       agent: false,
     }, (response) => {
       const status = response.statusCode ?? 0
-      if (status >= 200 && status < 300) drain(response, () => finish())
+      if (status >= 200 && status < 300) drain(response, (answer) => finish(undefined, answer))
       else {
         response.resume()
         finish(new OutboundFailed(`${host} answered HTTP ${status}${status >= 300 && status < 400 ? ' (redirects are not followed)' : ''}`))

@@ -41,18 +41,18 @@ const insightBlock = (insight: InsightReport, url: string | null): SlackBlock =>
  * A delivery as Slack messages with pictures, as PostHog lays them out: the main message holds a
  * header line, the first insight's picture, a pointer to the rest when there are more, a divider
  * and buttons to the dashboard or insight and to the subscription; each further insight follows
- * in a message of its own, and a last one says how many of the dashboard's insights were shown
- * when some were left out. `pictures` are in the order of `report.insights`. `fallback` is the
- * main message's plain text.
+ * in a message of its own (`threaded`: a reply in the main message's thread), and a last one says
+ * how many of the dashboard's insights were shown when some were left out. `pictures` are in the
+ * order of `report.insights`. `fallback` is the main message's plain text.
  */
-export const slackMessages = (report: Report, pictures: readonly (Picture | null)[], fallback: string): SlackMessages => {
+export const slackMessages = (report: Report, pictures: readonly (Picture | null)[], fallback: string, threaded = false): SlackMessages => {
   const target = reportTarget(report)
   const [first, ...others] = report.insights.map((insight, i) => ({ insight, block: insightBlock(insight, pictures[i]?.url ?? null) }))
   const header = `*${escapeMrkdwn(heading(report))}*: the ${target.kind} *<${target.url}|${escapeMrkdwn(target.name)}>*, ${escapeMrkdwn(report.subscription.summary)}.`
   const main: SlackBlock[] = [
     section(header),
     ...(first ? [first.block] : []),
-    ...(others.length > 0 ? [section('_See the following messages for more insights_')] : []),
+    ...(others.length > 0 ? [section(threaded ? '_See the thread for more insights_' : '_See the following messages for more insights_')] : []),
     { type: 'divider' },
     {
       type: 'actions',

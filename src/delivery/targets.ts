@@ -3,7 +3,7 @@ import type { Mail, MailAttachment, Mailer } from '../mail/mailer.js'
 import type { DeliveryTarget } from '../subscriptions/events.js'
 import type { AttemptOutcome } from '../subscriptions/delivery-decider.js'
 import type { Subscription } from '../subscriptions/state.js'
-import { OutboundRefused } from './outbound.js'
+import { OutboundFailed, OutboundRefused } from './outbound.js'
 import type { InsightReport } from './insight-reports.js'
 import type { Picture } from './pictures.js'
 import { reportSubject, reportTarget, reportText, type Report } from './report.js'
@@ -13,9 +13,18 @@ import { slackMessages } from './slack-message.js'
 
 /** How a delivery leaves the process: a JSON POST (refusing addresses not allowed) and, when configured, SMTP. */
 export interface Channels {
-  post(url: string, body: string, headers: Readonly<Record<string, string>>): Promise<void>
+  /** POSTs JSON; resolves with the answer's body. */
+  post(url: string, body: string, headers: Readonly<Record<string, string>>): Promise<string>
   readonly mailer: Mailer | undefined
   readonly log: (fields: Record<string, unknown>, message: string) => void
+  /** Slack deliveries post as this bot when it is set, replying in threads; otherwise through the environment's incoming webhook. */
+  readonly slackBot?: SlackBot
+}
+
+/** A Slack app's bot token (`xoxb-…`), and the Web API it calls (`https://slack.com/api`). */
+export interface SlackBot {
+  readonly token: string
+  readonly apiUrl: string
 }
 
 /** What a target needs of its environment. */
@@ -38,7 +47,7 @@ const reasonOf = (error: unknown): string => (error instanceof Error && 'reason'
 const outcomeOf = (error: unknown): AttemptOutcome =>
   error instanceof OutboundRefused ? { status: 'refused', reason: reasonOf(error) } : { status: 'failed', reason: reasonOf(error) }
 
-const postOutcome = async (send: () => Promise<void>): Promise<AttemptOutcome> => {
+const postOutcome = async (send: () => Promise<unknown>): Promise<AttemptOutcome> => {
   try {
     await send()
     return { status: 'delivered' }
@@ -139,6 +148,53 @@ const sendSlack = async (
   return outcome
 }
 
+/** Slack's Web API refuses these for good: a retry cannot help. */
+const SLACK_REFUSALS = new Set(['channel_not_found', 'not_in_channel', 'invalid_auth', 'not_authed', 'account_inactive', 'token_revoked', 'is_archived', 'invalid_blocks'])
+
+/** Posts one message with `chat.postMessage`; resolves with its channel and timestamp, which thread replies name. */
+const postAsBot = async (bot: SlackBot, message: object, channels: Channels): Promise<{ channel: string; ts: string }> => {
+  const answer = await channels.post(`${bot.apiUrl.replace(/\/+$/, '')}/chat.postMessage`, JSON.stringify(message), {
+    authorization: `Bearer ${bot.token}`,
+  })
+  let parsed: { ok?: unknown; error?: unknown; ts?: unknown; channel?: unknown }
+  try {
+    parsed = JSON.parse(answer) as typeof parsed
+  } catch {
+    throw new OutboundFailed('Slack answered something other than JSON')
+  }
+  if (parsed.ok !== true || typeof parsed.ts !== 'string' || typeof parsed.channel !== 'string') {
+    const error = typeof parsed.error === 'string' ? parsed.error : 'no timestamp'
+    throw SLACK_REFUSALS.has(error) ? new OutboundRefused(`Slack refused the message: ${error}`) : new OutboundFailed(`Slack did not post the message: ${error}`)
+  }
+  return { channel: parsed.channel, ts: parsed.ts }
+}
+
+/**
+ * Slack as a bot, as PostHog's Slack app posts: the main message in the subscription's channel
+ * (the part of the target before `|`), and with pictures each further insight and the note on
+ * insights left out as replies in its thread. The attempt stands or falls with the main message;
+ * a reply that fails is logged, since a retry would post the main message again.
+ */
+const sendSlackAsBot = async (
+  report: Report, target: string, bot: SlackBot, pictures: readonly (Picture | null)[], channels: Channels,
+): Promise<AttemptOutcome> => {
+  const channel = target.split('|')[0]!.trim()
+  const text = reportText(report, 'slack')
+  const withPictures = pictures.some((picture) => picture?.url)
+  const { main, followUps } = withPictures ? slackMessages(report, pictures, text, true) : { main: { text }, followUps: [] }
+  let posted: { channel: string; ts: string }
+  try {
+    posted = await postAsBot(bot, { channel, ...main, unfurl_links: false }, channels)
+  } catch (error) {
+    return outcomeOf(error)
+  }
+  for (const message of followUps) {
+    await postAsBot(bot, { channel: posted.channel, thread_ts: posted.ts, ...message, unfurl_links: false }, channels).catch((error: unknown) =>
+      channels.log({ channel, err: reasonOf(error) }, 'a reply in the thread of a Slack delivery could not be posted'))
+  }
+  return { status: 'delivered' }
+}
+
 /**
  * Sends one report to the subscription's target; answers the outcome and where it went.
  * `pictures` are the insights' pictures in the order of `report.insights` (null or missing: none).
@@ -154,8 +210,9 @@ export const sendReport = async (
       return { outcome: await postOutcome(() => channels.post(subscription.target_value, body, headers)), target }
     }
     case 'slack': {
+      if (channels.slackBot) return { outcome: await sendSlackAsBot(report, subscription.target_value, channels.slackBot, pictures, channels), target }
       if (!environment.slackWebhook) {
-        return { outcome: { status: 'refused', reason: 'the environment has no Slack incoming webhook (slack_incoming_webhook)' }, target }
+        return { outcome: { status: 'refused', reason: 'no Slack bot is configured (HEDGELOG_SLACK_BOT_TOKEN) and the environment has no Slack incoming webhook (slack_incoming_webhook)' }, target }
       }
       return { outcome: await sendSlack(report, subscription.target_value, environment.slackWebhook, pictures, channels), target }
     }

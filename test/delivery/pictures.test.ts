@@ -1,3 +1,5 @@
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import t, { type Test } from 'tap'
 import { DEFAULT_CHART_SIZE } from '../../src/charts/chart-input.js'
 import { isPublicUrl } from '../../src/delivery/addresses.js'
@@ -274,4 +276,50 @@ t.test('which public addresses Slack can fetch pictures from', async (t) => {
   for (const url of ['http://localhost:8000', 'http://app.localhost', 'http://127.0.0.1:8000', 'http://10.1.2.3', 'http://192.168.0.5:80', 'http://[::1]:8000', 'http://[fd00::1]/', 'not a url']) {
     t.notOk(isPublicUrl(url), url)
   }
+})
+
+/** Slack's Web API as a bot meets it: each `chat.postMessage` is kept and answered with its channel id and a new timestamp. */
+const slackApi = async (t: Test, refuse: string | null = null) => {
+  const posted: Array<{ path: string; authorization: string | undefined; body: Record<string, unknown> }> = []
+  const server = createServer((request, response) => {
+    const chunks: Buffer[] = []
+    request.on('data', (chunk: Buffer) => chunks.push(chunk))
+    request.on('end', () => {
+      posted.push({ path: request.url ?? '', authorization: request.headers.authorization, body: JSON.parse(Buffer.concat(chunks).toString()) })
+      const answer = refuse ? { ok: false, error: refuse } : { ok: true, channel: 'C0123', ts: `1767600000.00010${posted.length}` }
+      response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer))
+    })
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  t.teardown(() => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()) }))
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/api`, posted }
+}
+
+t.test('Slack as a bot: the main message in the channel, the other pictures and the note as replies in its thread', async (t) => {
+  const api = await slackApi(t)
+  const w = await dashboardWith(t, 7, { slackBot: { token: 'xoxb-1-test', apiUrl: api.url } })
+  const id = await w.subscribe({ target_type: 'slack', target_value: 'C0123|#growth', frequency: 'daily', start_date: '2027-01-05T09:00:00Z' })
+  await w.runAt('2027-01-05T09:00:00Z', { ...w.deps, insightResults: results, renderPicture: renderer().render, pictureLink: link })
+  t.equal(api.posted.length, 7, 'the main message, five more pictures and the note on what was left out')
+  t.ok(api.posted.every((call) => call.path === '/api/chat.postMessage' && call.authorization === 'Bearer xoxb-1-test'), 'each posted with chat.postMessage as the bot')
+  const [main, ...replies] = api.posted.map((call) => call.body)
+  t.equal(main!.channel, 'C0123', 'the channel is the part of the target before |')
+  t.notOk('thread_ts' in main!)
+  t.match(main!.blocks, [{ type: 'section' }, { type: 'image', alt_text: 'Signups 1' }, { type: 'section', text: { text: /thread/ } }, { type: 'divider' }, { type: 'actions' }])
+  replies.forEach((reply) => t.match(reply, { channel: 'C0123', thread_ts: '1767600000.000101' }, 'a reply in the main message\'s thread'))
+  t.same(replies.slice(0, 5).map((reply) => (reply.blocks as Array<{ alt_text?: string }>)[0]!.alt_text), ['Signups 2', 'Signups 3', 'Signups 4', 'Signups 5', 'Signups 6'])
+  t.match(replies[5]!.blocks, [{ type: 'section', text: { text: /Showing 6 of 7 insights/ } }])
+  t.match((await w.api.get(`${w.base}${id}/deliveries/`)).body.results, [{ status: 'delivered', target_type: 'slack' }])
+})
+
+t.test('Slack as a bot: a channel Slack does not know refuses the delivery, which is not retried', async (t) => {
+  const api = await slackApi(t, 'channel_not_found')
+  const w = await dashboardWith(t, 1, { slackBot: { token: 'xoxb-1-test', apiUrl: api.url } })
+  const id = await w.subscribe({ target_type: 'slack', target_value: 'C9999', frequency: 'daily', start_date: '2027-01-05T09:00:00Z' })
+  await w.runAt('2027-01-05T09:00:00Z', { ...w.deps, insightResults: results, renderPicture: renderer().render, pictureLink: link })
+  t.equal(api.posted.length, 1)
+  t.match((await w.api.get(`${w.base}${id}/deliveries/`)).body.results, [{ status: 'failed', attempts: 1, reason: /channel_not_found/ }])
+  await w.runAt('2027-01-05T11:00:00Z', { ...w.deps, insightResults: results, renderPicture: renderer().render, pictureLink: link })
+  t.equal(api.posted.length, 1, 'no attempt follows a refusal')
+  t.match((await w.api.get(`${w.base}${id}/deliveries/`)).body.results, [{ status: 'failed', attempts: 1 }])
 })

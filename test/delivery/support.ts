@@ -2,6 +2,7 @@ import type { Test } from 'tap'
 import { deliveryChannels } from '../../src/delivery/channels.js'
 import { runDeliveries, type DeliveryJobDeps } from '../../src/delivery/delivery-job.js'
 import type { Mailer } from '../../src/mail/mailer.js'
+import type { SlackBot } from '../../src/delivery/targets.js'
 import { client } from '../support/client.js'
 import { world } from '../support/world.js'
 
@@ -11,11 +12,12 @@ export const PUBLIC_URL = 'https://hedgelog.example.com'
  * A service with subscription delivery allowed to reach loopback, a clock the test moves, and a
  * way to run the scheduler's delivery pass at any instant.
  */
-export const deliveryWorld = async (t: Test, options: { mailer?: Mailer; timeoutMs?: number; allowPrivate?: boolean } = {}) => {
+export const deliveryWorld = async (t: Test, options: { mailer?: Mailer; timeoutMs?: number; allowPrivate?: boolean; slackBot?: SlackBot } = {}) => {
   const warnings: { fields: Record<string, unknown>; message: string }[] = []
   const channels = deliveryChannels({
     mailer: options.mailer, allowPrivate: options.allowPrivate ?? true, timeoutMs: options.timeoutMs ?? 2000,
     log: (fields, message) => warnings.push({ fields, message }),
+    ...(options.slackBot ? { slackBot: options.slackBot } : {}),
   })
   const w = await world(t, { app: { delivery: { channels, publicUrl: PUBLIC_URL } } })
   const api = client(w.app, w.bearer(w.key.value))
