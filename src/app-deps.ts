@@ -44,6 +44,8 @@ export interface AppDeps {
   readonly insightResults?: InsightResults
   /** False: insights are computed on reads only, never kept live. Default true. */
   readonly keepInsightsLive?: boolean
+  /** What one generation of live insights may keep, in entries; `DEFAULT_MAX_ENTRIES` unless given. */
+  readonly liveInsightsMaxEntries?: number
 }
 
 /** What every route plugin of a feature module is given: the app's dependencies and what the app builds from them. */

@@ -40,7 +40,10 @@ export const MAX_CONNECTIONS = 4096
 const insightResultsOf = (app: FastifyInstance, deps: AppDeps): { insightResults: InsightResults; liveInsights: LiveInsights | null } => {
   const computed = deps.insightResults ?? queriedInsightResults(deps.models)
   if (deps.insightResults || !deps.projections || !deps.roles.includes('api') || deps.keepInsightsLive === false) return { insightResults: computed, liveInsights: null }
-  const live = new LiveInsights({ log: deps.log, models: deps.models, projections: deps.projections })
+  const live = new LiveInsights({
+    log: deps.log, models: deps.models, projections: deps.projections,
+    ...(deps.liveInsightsMaxEntries !== undefined ? { maxEntries: deps.liveInsightsMaxEntries } : {}),
+  })
   app.addHook('onClose', async () => { await live.stop() })
   void live.start()
   return { insightResults: liveInsightResults(live, computed), liveInsights: live }

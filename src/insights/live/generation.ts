@@ -20,7 +20,7 @@ export interface LiveDefinition {
 /** One live query of a generation. */
 export interface Build {
   readonly definition: LiveDefinition
-  readonly live: LiveQuery<unknown>
+  live: LiveQuery<unknown>
   /** When the newest log event it includes was written (epoch ms); null before the first. */
   lastEventAt: number | null
   /** Steps applied so far: an answer is computed again only after one more. */
@@ -30,7 +30,20 @@ export interface Build {
    * old copy back, so it answers no more, and a new generation counts the copy stored.
    */
   stale: boolean
+  /**
+   * Whether it was left out for the size of its state: with the others it would have held more
+   * than the generation's budget. It keeps nothing and answers no more; reads compute instead.
+   */
+  tooLarge: boolean
 }
+
+/** What a build left out keeps and answers: nothing. */
+const LEFT_OUT: LiveQuery<unknown> = { add: () => {}, merge: () => {}, answer: () => null, size: () => 0 }
+
+/** Entries (cells and the actors in them, or persons' kept events) one generation's queries may keep, by default. */
+export const DEFAULT_MAX_ENTRIES = 4_000_000
+/** Events applied between two measures of the queries' state against the budget. */
+const SIZE_EVERY = 20_000
 
 /** Log events read ahead of the generation's work, at most. */
 const READ_AHEAD = 4000
@@ -45,6 +58,8 @@ export interface GenerationDeps {
   readonly log: EventLog
   readonly models: ReadModels
   readonly projections: Projections
+  /** The budget of a generation's state, in entries (`LiveQuery.size`); `DEFAULT_MAX_ENTRIES` unless given. */
+  readonly maxEntries?: number
 }
 
 /**
@@ -73,6 +88,9 @@ export class Generation {
   readonly startedAt = Date.now()
   /** Why it stopped, when it failed. */
   failure: string | null = null
+  /** What its queries kept when last measured, in entries. */
+  entries = 0
+  private measuredAt = 0
 
   /** `onStale` is called when some of its builds went stale (an event they counted was replaced). */
   constructor(
@@ -82,7 +100,7 @@ export class Generation {
     private readonly onStale: (generation: Generation) => void = () => {},
   ) {
     for (const definition of definitions) {
-      const build: Build = { definition, live: definition.live(), lastEventAt: null, changes: 0, stale: false }
+      const build: Build = { definition, live: definition.live(), lastEventAt: null, changes: 0, stale: false, tooLarge: false }
       this.builds.set(definition.key, build)
       const builds = this.byEnvironment.get(definition.environmentId) ?? []
       builds.push(build)
@@ -125,6 +143,7 @@ export class Generation {
     while (!this.stopped) {
       if (this.queue.length === 0) {
         if (this.sawCaughtUp && !this.caughtUp) {
+          this.keepWithinBudget()
           this.caughtUp = true
           this.onCaughtUp(this)
         }
@@ -147,6 +166,24 @@ export class Generation {
         if (runner !== null && await runner.waitFor(position, PROJECTION_WAIT_MS)) break
         if (runner === null) await new Promise((resolve) => setTimeout(resolve, 200))
       }
+    }
+  }
+
+  /**
+   * Measures what the queries keep and, past the budget, leaves out the largest until the rest
+   * fit: a history too large for one process's memory turns queries back to being computed on
+   * reads rather than taking the process down.
+   */
+  private keepWithinBudget(): void {
+    this.measuredAt = this.applied
+    const budget = this.deps.maxEntries ?? DEFAULT_MAX_ENTRIES
+    const sizes = [...this.builds.values()].filter((build) => !build.tooLarge).map((build) => ({ build, size: build.live.size() }))
+    this.entries = sizes.reduce((sum, one) => sum + one.size, 0)
+    for (const { build, size } of sizes.sort((a, b) => b.size - a.size)) {
+      if (this.entries <= budget) break
+      build.tooLarge = true
+      build.live = LEFT_OUT
+      this.entries -= size
     }
   }
 
@@ -181,6 +218,7 @@ export class Generation {
       for (const build of builds ?? []) build.lastEventAt = Math.max(build.lastEventAt ?? 0, event.created.getTime())
     }
     this.position = last.position
+    if (this.applied - this.measuredAt >= SIZE_EVERY) this.keepWithinBudget()
     if (staled) this.onStale(this)
     // A long history is applied a batch at a time, each after requests waiting on the event loop.
     await new Promise((resolve) => setImmediate(resolve))

@@ -97,7 +97,7 @@ export class LiveInsights {
   async answer(environment: Environment, node: QueryNode, key = liveKeyOf(node, environment)): Promise<LiveAnswer | null> {
     if (this.stopped) return null
     const build = this.serving?.caughtUp ? this.serving.builds.get(key) : undefined
-    if (build === undefined || build.stale) {
+    if (build === undefined || build.stale || build.tooLarge) {
       await this.want(key, environment, node)
       return null
     }
@@ -123,6 +123,7 @@ export class LiveInsights {
       caught_up: one.caughtUp,
       position: one.position === null ? null : one.position.commit.toString(),
       update_us_per_event: one.applied === 0 ? 0 : Math.round(Number(one.updateNs / 100n) / one.applied) / 10,
+      entries: one.entries,
       failure: one.failure,
     }
     const queries = [...(this.serving?.builds.values() ?? [])].filter((build) => build.definition.environmentId === environmentId).map((build) => ({
@@ -130,6 +131,7 @@ export class LiveInsights {
       kind: build.definition.node.kind,
       size: build.live.size(),
       stale: build.stale,
+      too_large: build.tooLarge,
       last_event_at: build.lastEventAt === null ? null : new Date(build.lastEventAt).toISOString(),
     }))
     return { serving: generation(this.serving), building: generation(this.building), wanted: this.wanted.size, queries }
