@@ -42,7 +42,7 @@ const Env = z.object({
   HEDGELOG_LIVE_INSIGHTS: z.enum(['0', '1'], { error: 'must be 0 or 1' }).default('1'),
   /** What one generation of live insights may keep, in entries (about 100 bytes each); past it the largest queries are computed on reads. */
   HEDGELOG_LIVE_INSIGHTS_MAX_ENTRIES: z.coerce.number({ error: 'must be a whole number from 1 to 1000000000' }).int('must be a whole number from 1 to 1000000000')
-    .min(1, 'must be a whole number from 1 to 1000000000').max(1_000_000_000, 'must be a whole number from 1 to 1000000000').default(4_000_000),
+    .min(1, 'must be a whole number from 1 to 1000000000').max(1_000_000_000, 'must be a whole number from 1 to 1000000000').default(8_000_000),
   /** A Slack app's bot token (`xoxb-…`): Slack deliveries then post as the bot, with pictures' replies in the message's thread. */
   HEDGELOG_SLACK_BOT_TOKEN: z.string().regex(/^xox[a-z]-[A-Za-z0-9-]+$/, 'must be a Slack bot token (xoxb-…)').optional(),
   /** Slack's Web API, which the bot calls. */

@@ -9,11 +9,10 @@ import type { Environment } from '../../readstore/environment.js'
 import { runQuery } from '../engine/run-query.js'
 import { settingsOf } from '../live/live-insights.js'
 import { cacheKeyOf } from '../query/cache-key.js'
-import { failedResults, resultFieldsOf, sourceOf } from '../query/insight-results.js'
+import { resultFieldsOf, resultsOfSource } from '../query/insight-results.js'
 import { queryEnvironmentFrom } from '../query/query-environment.js'
 import { personReadsOf, usesTestAccounts } from '../query/query-service.js'
 import { notComputedResults, type InsightResultFields } from '../results.js'
-import type { QueryNode } from '../schema/query-node.js'
 import type { Insight } from '../state.js'
 import { historyAt, type EnvironmentHistory } from './history-at.js'
 
@@ -44,16 +43,8 @@ export const environmentAsOf = async (
  */
 export const resultsOver = async (
   history: EnvironmentHistory, environment: Environment, insight: Pick<Insight, 'query' | 'filters'>,
-): Promise<InsightResultFields> => {
-  const fallback = await notComputedResults(environment, insight as Insight, 'force_cache')
-  let node: QueryNode | null
-  try {
-    node = sourceOf(insight.query as JsonObject | null)
-  } catch (error) {
-    return failedResults(fallback, error)
-  }
-  if (node === null) return fallback
-  try {
+): Promise<InsightResultFields> =>
+  resultsOfSource(insight, notComputedResults(environment, insight as Insight, 'force_cache'), async (node, fallback) => {
     const input = { environment: queryEnvironmentFrom(environment, history.groupTypes, usesTestAccounts(node)), now: history.now }
     const response = await runQuery(node, input, history.source(personReadsOf(node))) as unknown as JsonObject
     return {
@@ -63,10 +54,7 @@ export const resultsOver = async (
       query_status: null,
       filters_hash: cacheKeyOf(node, environment.id, settingsOf(environment)),
     }
-  } catch (error) {
-    return failedResults(fallback, error)
-  }
-}
+  })
 
 /**
  * Results as of the cutoff for any number of insights of one environment: the log is replayed

@@ -41,7 +41,7 @@ export interface Build {
 const LEFT_OUT: LiveQuery<unknown> = { add: () => {}, merge: () => {}, answer: () => null, size: () => 0 }
 
 /** Entries (cells and the actors in them, or persons' kept events) one generation's queries may keep, by default. */
-export const DEFAULT_MAX_ENTRIES = 4_000_000
+export const DEFAULT_MAX_ENTRIES = 8_000_000
 /** Events applied between two measures of the queries' state against the budget. */
 const SIZE_EVERY = 20_000
 

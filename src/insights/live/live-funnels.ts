@@ -7,6 +7,7 @@ import { funnelRun, funnelsResponse, type FunnelCounts, type FunnelRun, type Fun
 import { rowContext, type RowLookups } from '../properties/row-context.js'
 import type { FunnelsQuery } from '../schema/insight-queries.js'
 import { alignLocal, type ResolvedRange } from '../time/date-range.js'
+import { firstNotBefore, mergeSorted } from './sorted.js'
 import type { LiveQuery } from './live-query.js'
 import { liveFunnelsRefusal } from './live-support.js'
 
@@ -54,26 +55,10 @@ const searchRows = (rows: readonly Row[], t: number, uuid: string): number => {
 }
 
 /** The first index whose row's time is at least `t` (after `t` with `after`). */
-const searchTime = (rows: readonly Row[], t: number, after: boolean): number => {
-  let low = 0
-  let high = rows.length
-  while (low < high) {
-    const mid = (low + high) >> 1
-    if (rows[mid]!.t < t || (after && rows[mid]!.t === t)) low = mid + 1
-    else high = mid
-  }
-  return low
-}
+const searchTime = (rows: readonly Row[], t: number, after: boolean): number =>
+  firstNotBefore(rows, (row) => row.t < t || (after && row.t === t))
 
-const mergeRows = (a: readonly Row[], b: readonly Row[]): Row[] => {
-  const out: Row[] = []
-  let i = 0
-  let j = 0
-  while (i < a.length && j < b.length) out.push(before(b[j]!, a[i]!.t, a[i]!.uuid) ? b[j++]! : a[i++]!)
-  while (i < a.length) out.push(a[i++]!)
-  while (j < b.length) out.push(b[j++]!)
-  return out
-}
+const mergeRows = (a: readonly Row[], b: readonly Row[]): Row[] => mergeSorted(a, b, (fromB, fromA) => before(fromB, fromA.t, fromA.uuid))
 
 const bump = (map: Map<number, number>, key: number, by: number): void => {
   const next = (map.get(key) ?? 0) + by

@@ -7,6 +7,7 @@ import type { LifecycleStatus } from '../lifecycle/lifecycle-status.js'
 import { rowContext, type RowLookups } from '../properties/row-context.js'
 import type { LifecycleQuery } from '../schema/insight-queries.js'
 import type { SeriesPlan } from '../trends/series-plan.js'
+import { firstNotBefore, mergeSorted } from './sorted.js'
 import type { LiveQuery } from './live-query.js'
 import { liveLifecycleRefusal } from './live-support.js'
 
@@ -40,26 +41,9 @@ const placeOf = (rows: readonly Row[], row: Row): number => {
 }
 
 /** The index of the first row at or after `instant`. */
-const firstAtOrAfter = (rows: readonly Row[], instant: number): number => {
-  let lo = 0
-  let hi = rows.length
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1
-    if (rows[mid]!.timestamp < instant) lo = mid + 1
-    else hi = mid
-  }
-  return lo
-}
+const firstAtOrAfter = (rows: readonly Row[], instant: number): number => firstNotBefore(rows, (row) => row.timestamp < instant)
 
-const mergeRows = (a: readonly Row[], b: readonly Row[]): Row[] => {
-  const out: Row[] = []
-  let i = 0
-  let j = 0
-  while (i < a.length && j < b.length) out.push(before(b[j]!, a[i]!) ? b[j++]! : a[i++]!)
-  while (i < a.length) out.push(a[i++]!)
-  while (j < b.length) out.push(b[j++]!)
-  return out
-}
+const mergeRows = (a: readonly Row[], b: readonly Row[]): Row[] => mergeSorted(a, b, before)
 
 /**
  * A LifecycleQuery answered continuously. Each person keeps the events of the query's series

@@ -6,6 +6,7 @@ import { countSubject, retentionResponse, type RetentionCounts, type RetentionRe
 import type { RetentionQuery } from '../schema/insight-queries.js'
 import { alignLocal } from '../time/date-range.js'
 import { openZone, type Zone } from '../time/zone.js'
+import { firstNotBefore, mergeSorted } from './sorted.js'
 import type { LiveQuery } from './live-query.js'
 import { liveRetentionRefusal } from './live-support.js'
 
@@ -19,27 +20,10 @@ interface PersonState {
 }
 
 /** The first index of sorted marks whose time is at least `t`. */
-const firstAtOrAfter = (marks: readonly KeptMark[], t: number): number => {
-  let low = 0
-  let high = marks.length
-  while (low < high) {
-    const middle = (low + high) >>> 1
-    if (marks[middle]!.timestamp < t) low = middle + 1
-    else high = middle
-  }
-  return low
-}
+const firstAtOrAfter = (marks: readonly KeptMark[], t: number): number => firstNotBefore(marks, (mark) => mark.timestamp < t)
 
-/** Two lists of marks in order of time, as one. */
-const mergeMarks = (a: readonly KeptMark[], b: readonly KeptMark[]): KeptMark[] => {
-  const out: KeptMark[] = []
-  let i = 0
-  let j = 0
-  while (i < a.length && j < b.length) out.push(a[i]!.timestamp <= b[j]!.timestamp ? a[i++]! : b[j++]!)
-  while (i < a.length) out.push(a[i++]!)
-  while (j < b.length) out.push(b[j++]!)
-  return out
-}
+/** Two lists of marks in order of time, as one (on equal times, the first list's first). */
+const mergeMarks = (a: readonly KeptMark[], b: readonly KeptMark[]): KeptMark[] => mergeSorted(a, b, (fromB, fromA) => fromB.timestamp < fromA.timestamp)
 
 /** A breakdown value's cohort sizes summed: 0 once no subject has the value (the engine would not show it). */
 const sizeOf = (cells: readonly number[][]): number => cells.reduce((sum, row) => sum + row[0]!, 0)

@@ -22,20 +22,25 @@ export const sourceOf = (query: JsonObject | null): QueryNode | null => {
  * queries run, gives no result and a `query_status` that says why, as PostHog's newest insight
  * API does, so one insight never fails a dashboard.
  */
-export const queriedInsightResults = (models: ReadModels): InsightResults => async (environment, insight, refresh) => {
-  const fallback = await notComputedResults(environment, insight, refresh)
-  let node: QueryNode | null
+export const queriedInsightResults = (models: ReadModels): InsightResults => (environment, insight, refresh) =>
+  resultsOfSource(insight, notComputedResults(environment, insight, refresh), async (node, fallback) =>
+    resultFieldsOf((await queryServiceOf(models).answer(environment, node, refresh)).body, fallback))
+
+/**
+ * Runs `run` on an insight's source query, with `fallback`'s results (`notComputedResults`) for
+ * an insight without one; a query the engine refuses, when it is parsed or run, gives the
+ * fallback with a `query_status` saying why.
+ */
+export const resultsOfSource = async (
+  insight: { readonly query: unknown }, fallback: Promise<InsightResultFields>,
+  run: (node: QueryNode, fallback: InsightResultFields) => Promise<InsightResultFields>,
+): Promise<InsightResultFields> => {
+  const known = await fallback
   try {
-    node = sourceOf(insight.query as JsonObject | null)
+    const node = sourceOf(insight.query as JsonObject | null)
+    return node === null ? known : await run(node, known)
   } catch (error) {
-    return failedResults(fallback, error)
-  }
-  if (node === null) return fallback
-  try {
-    const { body } = await queryServiceOf(models).answer(environment, node, refresh)
-    return resultFieldsOf(body, fallback)
-  } catch (error) {
-    return failedResults(fallback, error)
+    return failedResults(known, error)
   }
 }
 
