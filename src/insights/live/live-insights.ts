@@ -4,6 +4,7 @@ import type { Environment } from '../../readstore/environment.js'
 import { cacheKeyOf } from '../query/cache-key.js'
 import { queryEnvironmentOf } from '../query/query-environment.js'
 import type { QueryNode } from '../schema/query-node.js'
+import type { QueryEnvironment } from '../engine/data.js'
 import { Generation, type Build, type GenerationDeps, type LiveDefinition } from './generation.js'
 import { liveQueryOf } from './live-kinds.js'
 import { keptLive } from './kept-live.js'
@@ -69,6 +70,8 @@ export class LiveInsights {
   private gather: NodeJS.Timeout | null = null
   private readonly answered = new Map<string, Answered>()
   private stopped = false
+  /** Why the queries to keep live could not be found at the start, if they could not. */
+  private startFailure: string | null = null
 
   constructor(private readonly deps: GenerationDeps, private readonly now: () => number = Date.now) {}
 
@@ -77,16 +80,21 @@ export class LiveInsights {
    * a subscription keeps (`keptLive`), so they are built together before anyone asks.
    */
   async start(): Promise<void> {
-    while (!this.stopped && !(await this.deps.projections.whenCaughtUp(START_WAIT_MS)));
-    if (this.stopped) return
-    for (const { environment, query } of await keptLive(this.deps.models)) {
-      let node: QueryNode | null
-      try {
-        node = sourceOf(query)
-      } catch {
-        continue
+    try {
+      while (!this.stopped && !(await this.deps.projections.whenCaughtUp(START_WAIT_MS)));
+      if (this.stopped) return
+      for (const { environment, query } of await keptLive(this.deps.models)) {
+        let node: QueryNode | null
+        try {
+          node = sourceOf(query)
+        } catch {
+          continue
+        }
+        if (node !== null) await this.want(liveKeyOf(node, environment), environment, node)
       }
-      if (node !== null) await this.want(liveKeyOf(node, environment), environment, node)
+    } catch (error) {
+      // Queries are still kept live as they are asked for; the status says why none were at the start.
+      this.startFailure = error instanceof Error ? error.message : String(error)
     }
   }
 
@@ -134,7 +142,7 @@ export class LiveInsights {
       too_large: build.tooLarge,
       last_event_at: build.lastEventAt === null ? null : new Date(build.lastEventAt).toISOString(),
     }))
-    return { serving: generation(this.serving), building: generation(this.building), wanted: this.wanted.size, queries }
+    return { serving: generation(this.serving), building: generation(this.building), wanted: this.wanted.size, start_failure: this.startFailure, queries }
   }
 
   async stop(): Promise<void> {
@@ -148,7 +156,13 @@ export class LiveInsights {
     const minute = Math.floor(now / MINUTE)
     const last = this.answered.get(key)
     if (last && last.minute === minute && (last.changes === build.changes || now - last.at < RECOMPUTE_MS)) return last.answer
-    const response = build.live.answer(now)
+    let response: unknown
+    try {
+      response = build.live.answer(now)
+    } catch {
+      // A moment the live form cannot answer at is answered by the engine, which says why if it cannot either.
+      return null
+    }
     if (response === null) return null
     const answer = deepFreeze({ response: response as JsonObject, lastEventAt: build.lastEventAt })
     this.answered.set(key, { changes: build.changes, minute, at: now, answer })
@@ -158,7 +172,13 @@ export class LiveInsights {
   private async want(key: string, environment: Environment, node: QueryNode): Promise<void> {
     this.asked.set(key, this.now())
     if (this.wanted.has(key)) return
-    const queryEnvironment = await queryEnvironmentOf(this.deps.models, environment, 'filterTestAccounts' in node && node.filterTestAccounts === true)
+    let queryEnvironment: QueryEnvironment
+    try {
+      queryEnvironment = await queryEnvironmentOf(this.deps.models, environment, 'filterTestAccounts' in node && node.filterTestAccounts === true)
+    } catch {
+      // An environment a query cannot run in (its test-account filters are not filters): the engine says why on reads.
+      return
+    }
     const now = this.now()
     if (liveQueryOf(node, queryEnvironment, now) === null || this.wanted.has(key)) return
     this.wanted.set(key, { key, environmentId: environment.id, node, environment: queryEnvironment, live: () => liveQueryOf(node, queryEnvironment, now)! })
