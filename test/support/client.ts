@@ -41,7 +41,9 @@ export const client = (app: FastifyInstance, headers: Record<string, string>) =>
       outgoing.on('error', reject)
       outgoing.end(body)
     })
-    return { status: raw.status, body: raw.text === '' ? undefined : JSON.parse(raw.text), raw: raw.text, headers: raw.headers }
+    // Answers that are not JSON (an export's content) are read as their text only.
+    const json = !/^(text\/csv|image\/)/.test(String(raw.headers['content-type'] ?? ''))
+    return { status: raw.status, body: raw.text === '' || !json ? undefined : JSON.parse(raw.text), raw: raw.text, headers: raw.headers }
   }
   return {
     get: (url: string) => send('GET', url),

@@ -17,6 +17,8 @@ export interface Seeded {
   readonly restricted: number
   readonly flag: number
   readonly survey: number
+  /** A CSV export of its insight. */
+  readonly export: number
   readonly insight: number
   readonly subscription: number
   readonly person: string
@@ -44,6 +46,7 @@ export const seedEnvironment = async (w: World, api: Api, env: number, token: st
   const insight = await created(api.post(`${base}/insights/`, {
     name: `${marker} insight`, query: { kind: 'InsightVizNode', source: { kind: 'TrendsQuery', series: [{ kind: 'EventsNode', event: `${marker} event` }] } },
   }), 'insight')
+  const exported = await created(api.post(`${base}/exports/`, { export_format: 'text/csv', insight: insight.id }), 'export')
   const subscription = await created(api.post(`${base}/subscriptions/`, {
     dashboard: dashboard.id, target_type: 'email', target_value: `${marker}@example.com`, frequency: 'weekly', start_date: '2022-01-01T00:00:00', title: `${marker} subscription`,
   }), 'subscription')
@@ -61,7 +64,7 @@ export const seedEnvironment = async (w: World, api: Api, env: number, token: st
   const persons = (await api.get(`${base}/persons/?distinct_id=${distinctId}`)).body
   return {
     marker, env, token, dashboard: dashboard.id, tile: withTile.tiles[0].id, restricted: restricted.id, flag: flag.id,
-    survey: survey.id, insight: insight.id, subscription: subscription.id, person: persons.results[0].uuid, event, groupKey: `${marker}-co`,
+    survey: survey.id, insight: insight.id, export: exported.id as number, subscription: subscription.id, person: persons.results[0].uuid, event, groupKey: `${marker}-co`,
   }
 }
 
