@@ -7,8 +7,8 @@ import { MAX_LIMIT } from '../insights/events-query/events-query-plan.js'
 import { queryServiceOf, TooManyQueries } from '../insights/query/query-service.js'
 import type { InsightResults } from '../insights/results.js'
 import { parseQueryNode, type QueryNode } from '../insights/schema/query-node.js'
-import { csvRows, type TabularAnswer } from './csv-rows.js'
-import { csvText, tablize } from './csv-text.js'
+import { csvRowSource, type TabularAnswer } from './csv-rows.js'
+import { csvBytes } from './csv-text.js'
 import { notSupportedForResource } from './errors.js'
 
 /** Rows a CSV export holds at most: PostHog's `CSV_EXPORT_LIMIT`, also its default limit for an exported events query. */
@@ -77,9 +77,12 @@ const headerOf = (context: JsonObject | null): string[] | null => {
   return Array.isArray(columns) && columns.every((column) => typeof column === 'string') ? columns as string[] : null
 }
 
-const written = (answer: TabularAnswer, breakdownFilter: JsonObject | null, context: JsonObject | null): Rendered => {
-  const rows = csvRows(answer, breakdownFilter)
-  return { content: Buffer.from(csvText(tablize(rows.length > 0 ? rows : [NO_DATA], headerOf(context))), 'utf8'), exception: null }
+const written = async (answer: TabularAnswer, breakdownFilter: JsonObject | null, context: JsonObject | null): Promise<Rendered> => {
+  const rows = csvRowSource(answer, breakdownFilter)
+  const content = rows.items.length > 0
+    ? await csvBytes(rows.items, rows.row, headerOf(context))
+    : await csvBytes([NO_DATA], () => NO_DATA, headerOf(context))
+  return { content, exception: null }
 }
 
 /** A failure of the query becomes the export's exception; being throttled is not a failure of the export and is answered as it is. */
@@ -99,7 +102,7 @@ export const renderCsv = async (
   const node = contextQuery(context)
   if (node !== null) {
     try {
-      return written(await queryAnswer(deps.models, environment, node), breakdownFilterOf(node), context)
+      return await written(await queryAnswer(deps.models, environment, node), breakdownFilterOf(node), context)
     } catch (error) {
       return recorded(error)
     }

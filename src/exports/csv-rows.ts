@@ -18,33 +18,35 @@ const isObject = (value: unknown): value is JsonObject => value !== null && type
 const text = (value: unknown): string => (value === null || value === undefined ? '' : typeof value === 'string' ? value : String(value))
 
 /** Table rows (an events query): one row per result, keyed by column name (`column_<i>` without names). */
-const tableRows = (results: readonly unknown[], columns: readonly unknown[] | null | undefined): Row[] =>
-  results.map((row) => Object.fromEntries((row as unknown[]).map((cell, index) => [columns && columns.length > 0 ? String(columns[index]) : `column_${index}`, cell])))
+const tableRow = (columns: readonly unknown[] | null | undefined) => (row: unknown): Row =>
+  Object.fromEntries((row as unknown[]).map((cell, index) => [columns && columns.length > 0 ? String(columns[index]) : `column_${index}`, cell]))
 
 /** Funnel steps (one list per breakdown value when broken down): PostHog's six columns per step. */
-const funnelRows = (results: readonly unknown[]): Row[] => {
+const funnelSteps = (results: readonly unknown[]): JsonObject[] => {
   const lists = Array.isArray(results[0]) ? (results as unknown[][]) : [results]
-  return lists.flatMap((steps) => steps.filter(isObject).map((step) => {
-    const breakdown = step['breakdown_value']
-    return {
-      name: step['custom_name'] || (step['action_id'] ?? ''),
-      breakdown_value: Array.isArray(breakdown) ? breakdown.map(text).join('::') : text(breakdown),
-      action_id: step['action_id'] ?? '',
-      count: step['count'] ?? '',
-      'median_conversion_time (seconds)': step['median_conversion_time'] ?? '',
-      'average_conversion_time (seconds)': step['average_conversion_time'] ?? '',
-    }
-  }))
+  return lists.flatMap((steps) => steps.filter(isObject))
+}
+
+const funnelRow = (step: JsonObject): Row => {
+  const breakdown = step['breakdown_value']
+  return {
+    name: step['custom_name'] || (step['action_id'] ?? ''),
+    breakdown_value: Array.isArray(breakdown) ? breakdown.map(text).join('::') : text(breakdown),
+    action_id: step['action_id'] ?? '',
+    count: step['count'] ?? '',
+    'median_conversion_time (seconds)': step['median_conversion_time'] ?? '',
+    'average_conversion_time (seconds)': step['average_conversion_time'] ?? '',
+  }
 }
 
 /** Retention cohorts: the cohort's date (or label), its size, then each period's count. */
-const retentionRows = (results: readonly JsonObject[]): Row[] => results.map((cohort) => {
+const retentionRow = (cohort: JsonObject): Row => {
   const values = (cohort['values'] as JsonObject[] | undefined) ?? []
   const dated = Boolean(cohort['date'])
   const row: Row = { cohort: dated ? cohort['date'] : cohort['label'], 'cohort size': values[0]?.['count'] }
   values.forEach((value, index) => { row[dated ? text(value['label']) : `Period ${index}`] = value['count'] })
   return row
-})
+}
 
 const breakdownProperties = (breakdownFilter: JsonObject | null): (string | null)[] => {
   if (!breakdownFilter) return []
@@ -65,11 +67,11 @@ const breakdownDisplay = (value: unknown): string => {
  * comparison's), a custom name, a column per breakdown property, then a column per date label,
  * or `Total Sum` for a total value. Compared series take their labels from the current period's.
  */
-const seriesRows = (results: readonly JsonObject[], breakdownFilter: JsonObject | null): Row[] => {
+const seriesRow = (results: readonly JsonObject[], breakdownFilter: JsonObject | null): ((series: JsonObject, index: number) => Row) => {
   const comparing = Boolean(results[0]?.['compare_label'])
   const current = results.find((series) => series['compare_label'] === 'current')
   const properties = breakdownProperties(breakdownFilter)
-  return results.map((series, index) => {
+  return (series, index) => {
     const label = series['label'] ?? `Series #${index + 1}`
     const compare = series['compare_label']
     const row: Row = { series: compare ? `${text(label)} - ${text(compare)}` : label }
@@ -88,25 +90,44 @@ const seriesRows = (results: readonly JsonObject[], breakdownFilter: JsonObject 
     if (series['aggregated_value'] !== null && series['aggregated_value'] !== undefined) row['Total Sum'] = series['aggregated_value']
     else if (Array.isArray(data) && data.length > 0) data.forEach((value, i) => { row[text(labels[i])] = value })
     return row
-  })
+  }
 }
+
+/** The items of an answer that become rows, and how one becomes its row; a caller maps them at its own pace. */
+export interface RowSource {
+  readonly items: readonly unknown[]
+  readonly row: (item: unknown, index: number) => Row
+}
+
+const NO_ROWS: RowSource = { items: [], row: () => ({}) }
+
+const source = <T>(items: readonly T[], row: (item: T, index: number) => Row): RowSource =>
+  ({ items, row: row as (item: unknown, index: number) => Row })
 
 /**
  * The rows PostHog's CSV exporter makes of a query's answer, told apart by their shape as it
  * tells them: tables, funnel steps, retention cohorts, series; an answer of another shape gives
  * its results as they are, and nothing gives no rows.
  */
-export const csvRows = (answer: TabularAnswer, breakdownFilter: JsonObject | null = null): Row[] => {
+export const csvRowSource = (answer: TabularAnswer, breakdownFilter: JsonObject | null = null): RowSource => {
   const { results } = answer
-  if (!Array.isArray(results)) return []
+  if (!Array.isArray(results)) return NO_ROWS
   const first: unknown = results[0]
-  if (first === undefined || first === null) return []
-  if (Array.isArray(first) && answer.types && answer.types.length > 0) return tableRows(results, answer.columns)
-  if (Array.isArray(first) || (isObject(first) && first['action_id'] !== undefined && first['action_id'] !== null)) return funnelRows(results)
-  if (!isObject(first)) return []
-  if (first['values'] && first['label']) return retentionRows(results as JsonObject[])
-  if (Array.isArray(first['data']) || ((first['data'] === null || first['data'] === undefined) && 'aggregated_value' in first)) {
-    return seriesRows(results as JsonObject[], breakdownFilter)
+  if (first === undefined || first === null) return NO_ROWS
+  if (Array.isArray(first) && answer.types && answer.types.length > 0) return source(results, tableRow(answer.columns))
+  if (Array.isArray(first) || (isObject(first) && first['action_id'] !== undefined && first['action_id'] !== null)) {
+    return source(funnelSteps(results), funnelRow)
   }
-  return results.filter(isObject)
+  if (!isObject(first)) return NO_ROWS
+  if (first['values'] && first['label']) return source(results as JsonObject[], retentionRow)
+  if (Array.isArray(first['data']) || ((first['data'] === null || first['data'] === undefined) && 'aggregated_value' in first)) {
+    return source(results as JsonObject[], seriesRow(results as JsonObject[], breakdownFilter))
+  }
+  return source(results.filter(isObject), (row) => row)
+}
+
+/** Every row of an answer at once (see `csvRowSource`). */
+export const csvRows = (answer: TabularAnswer, breakdownFilter: JsonObject | null = null): Row[] => {
+  const { items, row } = csvRowSource(answer, breakdownFilter)
+  return items.map(row)
 }

@@ -4,6 +4,7 @@
  * (quotes doubled inside), as RFC 4180 has it. PostHog does not neutralise cells that start with
  * `=`, `+`, `-` or `@`, and neither does this: a cell is written as the data has it.
  */
+import { forEachSliced, SLICE_MS, yieldToLoop } from '../kernel/slices.js'
 
 /** A cell as Python's `csv` writes it: None empty, booleans `True`/`False`, objects as JSON. */
 const cellText = (value: unknown): string => {
@@ -55,33 +56,84 @@ const headerLabel = (name: string): string => {
   return name.split('--').at(-1)!.trim() || name
 }
 
+type Flat = Map<string, unknown>
+
+/** Flattened column names in the order first seen, grouped by what precedes their first dot. */
+class ColumnGroups {
+  private readonly groups = new Map<string, string[]>()
+  private readonly seen = new Set<string>()
+
+  add(row: Flat): void {
+    for (const name of row.keys()) {
+      if (this.seen.has(name)) continue
+      this.seen.add(name)
+      const group = name.split('.')[0]!
+      const members = this.groups.get(group)
+      if (members) members.push(name)
+      else this.groups.set(group, [name])
+    }
+  }
+
+  /**
+   * The table's columns: `header` when given (a name that is the prefix of flattened columns
+   * stands for them all); otherwise the first row's keys when none of its values is nested, else
+   * every flattened column.
+   */
+  columns(first: Readonly<Record<string, unknown>> | undefined, header: readonly string[] | null): string[] {
+    if (header !== null && header.length > 0) {
+      return header.flatMap((name) => (this.seen.has(name) || !this.groups.has(name) ? [name] : this.groups.get(name)!))
+    }
+    if (first !== undefined && !Object.values(first).some(isNested)) return Object.keys(first)
+    return [...this.groups.values()].flat()
+  }
+}
+
+const cells = (row: Flat, columns: readonly string[]): unknown[] => columns.map((name) => row.get(name) ?? null)
+
 /**
- * Rows as a table. The columns are `header` when given (a name that is the prefix of flattened
- * columns stands for them all); otherwise the first row's keys when none of its values is nested,
- * else every flattened column in the order first seen, grouped by what precedes their first dot.
- * A row without a column's value leaves its cell empty.
+ * Rows as a table, header first (see `ColumnGroups.columns`). A row without a column's value
+ * leaves its cell empty.
  */
 export function* tablize(rows: readonly Readonly<Record<string, unknown>>[], header: readonly string[] | null): Generator<unknown[]> {
   const flat = rows.map(flattenRow)
-  const groups = new Map<string, string[]>()
-  for (const row of flat) {
-    for (const name of row.keys()) {
-      const group = name.split('.')[0]!
-      const members = groups.get(group)
-      if (!members) groups.set(group, [name])
-      else if (!members.includes(name)) members.push(name)
+  const groups = new ColumnGroups()
+  for (const row of flat) groups.add(row)
+  const columns = groups.columns(rows[0], header)
+  yield columns.map(headerLabel)
+  for (const row of flat) yield cells(row, columns)
+}
+
+/**
+ * The CSV of the rows made of `items`, as `csvText(tablize(rows, header))` writes it, made a
+ * slice at a time with the event loop handed back between slices: an export may hold 300,000
+ * rows, far more than one request may hold the loop for.
+ */
+export const csvBytes = async (
+  items: readonly unknown[], row: (item: unknown, index: number) => Readonly<Record<string, unknown>>, header: readonly string[] | null,
+): Promise<Buffer> => {
+  const flat: Flat[] = new Array<Flat>(items.length)
+  const groups = new ColumnGroups()
+  let first: Readonly<Record<string, unknown>> | undefined
+  await forEachSliced(items, (item, index) => {
+    const made = row(item, index)
+    if (index === 0) first = made
+    const flattened = flattenRow(made)
+    groups.add(flattened)
+    flat[index] = flattened
+  })
+  const columns = groups.columns(first, header)
+  const pieces = [Buffer.from(line(columns.map(headerLabel)), 'utf8')]
+  let text = ''
+  let sliceStart = performance.now()
+  for (const one of flat) {
+    text += line(cells(one, columns))
+    if (performance.now() - sliceStart > SLICE_MS) {
+      pieces.push(Buffer.from(text, 'utf8'))
+      text = ''
+      await yieldToLoop()
+      sliceStart = performance.now()
     }
   }
-  const ordered = [...groups.values()].flat()
-  const known = new Set(ordered)
-  let columns: string[]
-  if (header !== null && header.length > 0) {
-    columns = header.flatMap((name) => (known.has(name) || !groups.has(name) ? [name] : groups.get(name)!))
-  } else if (rows.length > 0 && !Object.values(rows[0]!).some(isNested)) {
-    columns = Object.keys(rows[0]!)
-  } else {
-    columns = ordered
-  }
-  yield columns.map(headerLabel)
-  for (const row of flat) yield columns.map((name) => row.get(name) ?? null)
+  pieces.push(Buffer.from(text, 'utf8'))
+  return Buffer.concat(pieces)
 }

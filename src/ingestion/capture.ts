@@ -15,7 +15,7 @@ import type { ImportLedger } from './import-ledger.js'
 import { normaliseEvent, type DropReason, type RequestContext } from './normalise.js'
 import { withoutPerformanceEvents } from './payload.js'
 import type { PreparedCapture } from './prepare.js'
-import { forEachSliced } from './slices.js'
+import { forEachSliced } from '../kernel/slices.js'
 import { requestSentAt } from './timestamp.js'
 import { requestToken } from './token.js'
 

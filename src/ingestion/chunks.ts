@@ -1,7 +1,6 @@
 import { parsingFailed } from './errors.js'
 import type { RawEvent } from './payload.js'
-import { SLICE_MS } from './limits.js'
-import { yieldToLoop } from './slices.js'
+import { SLICE_MS, yieldToLoop } from '../kernel/slices.js'
 
 /** Parses a decoding thread's chunks of events back into one list, yielding the loop between slices. */
 export const eventsOfChunks = async (chunks: readonly string[]): Promise<RawEvent[]> => {

@@ -19,5 +19,3 @@ export const OFF_LOOP_BYTES = 256 * 1024
  */
 export const ON_LOOP_DECODED_BYTES = 256 * 1024
 
-/** Longest stretch of per-event work on the event loop before it lets other requests in. */
-export const SLICE_MS = 4

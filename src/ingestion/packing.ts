@@ -1,7 +1,7 @@
 import { DEFAULT_MAX_APPEND_SIZE, recordSize } from '../eventlog/append-rules.js'
 import type { CapturedEvent } from './captured-event.js'
 import { tooLarge } from './errors.js'
-import { forEachSliced } from './slices.js'
+import { forEachSliced } from '../kernel/slices.js'
 
 /** What one append may weigh, counted as the log counts it, with a tenth kept in reserve. */
 export const APPEND_BUDGET = Math.floor(DEFAULT_MAX_APPEND_SIZE * 0.9)
