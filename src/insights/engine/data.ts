@@ -31,6 +31,9 @@ export interface QueryEvent {
 }
 
 /** What the engine asks the store to read: rows of one environment, in timestamp order. */
+/** The instants a scan reads between, both inclusive; a null `from` starts at the first event. */
+export type ScanWindow = Pick<EventScan, 'from' | 'to'>
+
 export interface EventScan {
   /** Inclusive lower bound (epoch ms), or null for the environment's first event. */
   readonly from: number | null

@@ -1,7 +1,13 @@
 import type { Needs } from '../properties/compile-filters.js'
 import { rowContext, type RowContext, type RowLookups } from '../properties/row-context.js'
-import type { EventScan, QueryEnvironment, QueryGroup, QuerySource } from './data.js'
+import type { EventScan, QueryEnvironment, QueryGroup, QuerySource, ScanWindow } from './data.js'
 import { SESSION_REACH_MS, SessionTable } from './sessions.js'
+
+/** The window that holds every one of `windows`. */
+export const spanning = (windows: readonly ScanWindow[]): ScanWindow => ({
+  from: earliestOf(windows.map((window) => window.from)),
+  to: Math.max(...windows.map((window) => window.to)),
+})
 
 /** Event names to read: null (all events) as soon as one series reads every event. */
 export const namesOf = (events: readonly (string | null)[]): string[] | null =>

@@ -1,4 +1,4 @@
-import type { QueryInput, QuerySource } from '../engine/data.js'
+import type { QueryInput, QuerySource, ScanWindow } from '../engine/data.js'
 import { loadLookups, namesOf, visitRows } from '../engine/passes.js'
 import { QueryRefused } from '../errors.js'
 import { compileProperties, noNeeds, readsEventProperties, type Needs, type RowTest } from '../properties/compile-filters.js'
@@ -86,9 +86,12 @@ export const funnelRow = (plan: FunnelPlan, row: RowContext): { actor: string; e
   return { actor, event: { t: row.event.timestamp, steps, exclusions, value: plan.breakdown ? plan.breakdown.valueOf(row) : null } }
 }
 
+/** The instants a funnel reads events between: its range's; no event outside them changes its answer. */
+export const funnelWindow = (range: ResolvedRange): ScanWindow => ({ from: range.filterFrom, to: range.filterTo })
+
 /** Reads every actor's funnel events in the range: step and exclusion events, and for strict funnels every other event too. */
 const readActors = async (plan: FunnelPlan, range: ResolvedRange, input: QueryInput, source: QuerySource): Promise<Map<string, ScannedEvent[]>> => {
-  const scan = { from: range.filterFrom, to: range.filterTo, events: funnelEventNames(plan), properties: readsEventProperties(plan.needs) }
+  const scan = { ...funnelWindow(range), events: funnelEventNames(plan), properties: readsEventProperties(plan.needs) }
   const lookups = await loadLookups(source, input.environment, plan.needs, scan)
   const actors = new Map<string, ScannedEvent[]>()
   await visitRows(source, scan, lookups, (row) => {

@@ -1,4 +1,4 @@
-import type { QueryInput, QuerySource } from '../engine/data.js'
+import type { QueryInput, QuerySource, ScanWindow } from '../engine/data.js'
 import { loadLookups, namesOf, visitRows } from '../engine/passes.js'
 import { matches } from '../properties/event-matcher.js'
 import type { RowContext } from '../properties/row-context.js'
@@ -117,12 +117,15 @@ export class RetentionActivities {
   }
 }
 
+/** The instants a retention query reads events between: its cohort intervals (from the first event for first-time retention). */
+export const retentionWindow = (plan: RetentionPlan, range: RetentionRange): ScanWindow => ({ from: plan.firstTime ? null : range.from, to: range.to - 1 })
+
 /**
  * Reads the target and returning events and places every subject in its cohorts (first time:
  * the scan starts at the first event, to find each subject's first target event ever).
  */
 export const retentionSubjects = async (plan: RetentionPlan, range: RetentionRange, input: QueryInput, source: QuerySource): Promise<RetentionSubject[]> => {
-  const scan = { from: plan.firstTime ? null : range.from, to: range.to - 1, events: namesOf([plan.target.event, plan.returning.event]) }
+  const scan = { ...retentionWindow(plan, range), events: namesOf([plan.target.event, plan.returning.event]) }
   const lookups = await loadLookups(source, input.environment, plan.needs, scan)
   const activities = new RetentionActivities(plan, range, input.environment.weekStartDay)
   await visitRows(source, scan, lookups, (row) => {

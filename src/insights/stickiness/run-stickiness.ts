@@ -1,6 +1,6 @@
 import type { JsonObject } from '../../eventlog/port.js'
 import { BucketIndex } from '../engine/bucket-index.js'
-import type { QueryInput, QuerySource } from '../engine/data.js'
+import type { QueryInput, QuerySource, ScanWindow } from '../engine/data.js'
 import { loadLookups, namesOf, visitRows } from '../engine/passes.js'
 import { settlePeriods, type CompareLabel, type Periods } from '../engine/periods.js'
 import { noNeeds, type Needs } from '../properties/compile-filters.js'
@@ -111,13 +111,16 @@ export const stickinessInterval = (plan: StickinessPlan, buckets: BucketIndex, i
 /** How many intervals a period has. */
 export const intervalsOf = (plan: StickinessPlan, range: ResolvedRange): number => Math.ceil(range.buckets.length / plan.step)
 
+/** The instants a stickiness period reads events between: its range's; no event outside them changes its answer. */
+export const stickinessWindow = (range: ResolvedRange): ScanWindow => ({ from: range.filterFrom, to: range.filterTo })
+
 /** Per series, each actor's matching events per interval of one period (intervals of `intervalCount` buckets). */
 export const stickinessActivity = async (
   plan: StickinessPlan, range: ResolvedRange, rangeContext: RangeContext, input: QueryInput, source: QuerySource,
 ): Promise<Map<string, Map<number, number>>[]> => {
   const buckets = new BucketIndex(range, rangeContext.zone, rangeContext.weekStartDay)
   const perSeries = plan.plans.map(() => new Map<string, Map<number, number>>())
-  const scan = { from: range.filterFrom, to: range.filterTo, events: namesOf(plan.plans.map((p) => p.event)) }
+  const scan = { ...stickinessWindow(range), events: namesOf(plan.plans.map((p) => p.event)) }
   const lookups = await loadLookups(source, input.environment, plan.needs, scan)
   await visitRows(source, scan, lookups, (row) => {
     const index = stickinessInterval(plan, buckets, row.event.timestamp)

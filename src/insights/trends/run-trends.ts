@@ -1,7 +1,7 @@
 import type { JsonObject } from '../../eventlog/port.js'
 import { BucketIndex } from '../engine/bucket-index.js'
-import type { QueryInput, QuerySource } from '../engine/data.js'
-import { earliestOf, loadLookups, namesOf, visitRows } from '../engine/passes.js'
+import type { QueryInput, QuerySource, ScanWindow } from '../engine/data.js'
+import { earliestOf, loadLookups, namesOf, spanning, visitRows } from '../engine/passes.js'
 import { noNeeds, type Needs } from '../properties/compile-filters.js'
 import type { TrendsQuery } from '../schema/insight-queries.js'
 import { compareRange } from '../time/compare-range.js'
@@ -113,12 +113,25 @@ export const trendsResponse = (run: TrendsRun, counted: readonly (readonly Entry
   }
 }
 
-/** Counts every series over one period with one scan: each series' entries. */
-const countPeriod = async (run: TrendsRun, range: ResolvedRange, source: QuerySource, input: QueryInput): Promise<Entry[][]> => {
+const collectorsOf = (run: TrendsRun, range: ResolvedRange): SeriesCollector[] => {
   const { plan, shaping, rangeContext } = run
   const buckets = new BucketIndex(range, rangeContext.zone, rangeContext.weekStartDay)
-  const collectors = plan.series.map((series) => new SeriesCollector(series, buckets, plan.breakdown, shaping.totalValue, rangeContext.zone))
-  const scan = { from: earliestOf(collectors.map((c) => c.scanFrom())), to: range.filterTo, events: namesOf(plan.series.map((s) => s.event)) }
+  return plan.series.map((series) => new SeriesCollector(series, buckets, plan.breakdown, shaping.totalValue, rangeContext.zone))
+}
+
+/** What one period's scan reads: from the earliest instant a series counts from (active users look back), to the range's end. */
+const periodWindow = (collectors: readonly SeriesCollector[], range: ResolvedRange): ScanWindow =>
+  ({ from: earliestOf(collectors.map((c) => c.scanFrom())), to: range.filterTo })
+
+/** The instants a run reads events between, over every period: no event outside them changes its answer. */
+export const trendsWindow = (run: TrendsRun): ScanWindow =>
+  spanning(run.periods.map((period) => periodWindow(collectorsOf(run, period.range), period.range)))
+
+/** Counts every series over one period with one scan: each series' entries. */
+const countPeriod = async (run: TrendsRun, range: ResolvedRange, source: QuerySource, input: QueryInput): Promise<Entry[][]> => {
+  const { plan } = run
+  const collectors = collectorsOf(run, range)
+  const scan = { ...periodWindow(collectors, range), events: namesOf(plan.series.map((s) => s.event)) }
   const lookups = await loadLookups(source, input.environment, plan.needs, scan)
   await visitRows(source, scan, lookups, (row) => {
     for (const collector of collectors) if (collector.accepts(row.event)) collector.add(row)

@@ -48,6 +48,8 @@ export interface History<Query> {
   readonly created: readonly number[]
   readonly steps: readonly Step[]
   readonly clock: readonly number[]
+  /** How many days before its first answer the live query was built. */
+  readonly built?: number
 }
 
 /**
