@@ -45,10 +45,14 @@ const DASHBOARD_QUERIES = [
   viz({ kind: 'RetentionQuery', retentionFilter: { targetEntity: { id: 'signed_up', type: 'events' }, returningEntity: { id: 'purchased', type: 'events' }, period: 'Week', totalIntervals: 8 }, dateRange: { date_from: '2025-05-01', date_to: '2025-07-31' } }),
 ]
 
-/** Forty more live insights for the load: trends and funnels over other months, and the probe's. */
+/**
+ * Forty more live insights for the load: trends and funnels, half of them over months of the
+ * history and half over the last days, which count every event of the load.
+ */
 const moreQueries = (): object[] => Array.from({ length: 40 }, (_, i) => {
   const month = String(1 + (i % 9)).padStart(2, '0')
-  const range = { date_from: `2025-${month}-01`, date_to: `2025-${month}-28` }
+  const relative = Math.floor(i / 4) % 2 === 1
+  const range = relative ? { date_from: i % 3 === 0 ? '-7d' : '-30d' } : { date_from: `2025-${month}-01`, date_to: `2025-${month}-28` }
   return i % 4 === 3
     ? viz({ kind: 'FunnelsQuery', series: FUNNEL_EVENTS.map((event) => series(event)), dateRange: range, funnelsFilter: { funnelWindowInterval: 1 + (i % 7), funnelWindowIntervalUnit: 'day' } })
     : viz({ kind: 'TrendsQuery', series: [series(FUNNEL_EVENTS[i % 3]!, i % 2 === 0 ? 'dau' : undefined)], ...(i % 3 === 0 ? { breakdownFilter: byBrowser } : {}), dateRange: range })

@@ -46,6 +46,8 @@ export interface AppDeps {
   readonly keepInsightsLive?: boolean
   /** What one generation of live insights may keep, in entries; `DEFAULT_MAX_ENTRIES` unless given. */
   readonly liveInsightsMaxEntries?: number
+  /** How often live insights look again for the queries that saved insights keep; `RESCAN_MS` unless given. */
+  readonly liveInsightsRescanMs?: number
 }
 
 /** What every route plugin of a feature module is given: the app's dependencies and what the app builds from them. */

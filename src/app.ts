@@ -43,7 +43,7 @@ const insightResultsOf = (app: FastifyInstance, deps: AppDeps): { insightResults
   const live = new LiveInsights({
     log: deps.log, models: deps.models, projections: deps.projections,
     ...(deps.liveInsightsMaxEntries !== undefined ? { maxEntries: deps.liveInsightsMaxEntries } : {}),
-  })
+  }, Date.now, deps.liveInsightsRescanMs)
   app.addHook('onClose', async () => { await live.stop() })
   void live.start()
   return { insightResults: liveInsightResults(live, computed), liveInsights: live }

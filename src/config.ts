@@ -43,6 +43,9 @@ const Env = z.object({
   /** What one generation of live insights may keep, in entries (about 100 bytes each); past it the largest queries are computed on reads. */
   HEDGELOG_LIVE_INSIGHTS_MAX_ENTRIES: z.coerce.number({ error: 'must be a whole number from 1 to 1000000000' }).int('must be a whole number from 1 to 1000000000')
     .min(1, 'must be a whole number from 1 to 1000000000').max(1_000_000_000, 'must be a whole number from 1 to 1000000000').default(8_000_000),
+  /** How often (ms) live insights look again for the queries saved insights, dashboards and subscriptions keep; a query none keeps any more is let go then. */
+  HEDGELOG_LIVE_INSIGHTS_RESCAN_MS: z.coerce.number({ error: 'must be a whole number of milliseconds from 100 to 3600000' }).int('must be a whole number of milliseconds from 100 to 3600000')
+    .min(100, 'must be a whole number of milliseconds from 100 to 3600000').max(3_600_000, 'must be a whole number of milliseconds from 100 to 3600000').default(10_000),
   /** A Slack app's bot token (`xoxb-…`): Slack deliveries then post as the bot, with pictures' replies in the message's thread. */
   HEDGELOG_SLACK_BOT_TOKEN: z.string().regex(/^xox[a-z]-[A-Za-z0-9-]+$/, 'must be a Slack bot token (xoxb-…)').optional(),
   /** Slack's Web API, which the bot calls. */

@@ -115,7 +115,7 @@ export const startService = async (config: Config, roles: readonly Role[], logge
       log, store, models, roles: httpRoles, logger, delivery, ...(mailer ? { mailer } : {}), rateLimits: parseRateLimits(config.HEDGELOG_RATE_LIMITS)!,
       authFailureLimits: parseRateLimits(config.HEDGELOG_AUTH_FAILURE_LIMITS)!, connectionsPerAddress: config.HEDGELOG_CONNECTIONS_PER_ADDRESS,
       trustedProxies: config.HEDGELOG_TRUSTED_PROXIES, ...(projections ? { projections } : {}), keepInsightsLive: config.HEDGELOG_LIVE_INSIGHTS === '1',
-      liveInsightsMaxEntries: config.HEDGELOG_LIVE_INSIGHTS_MAX_ENTRIES,
+      liveInsightsMaxEntries: config.HEDGELOG_LIVE_INSIGHTS_MAX_ENTRIES, liveInsightsRescanMs: config.HEDGELOG_LIVE_INSIGHTS_RESCAN_MS,
     })
     address = await app.listen({ host: config.HOST, port: config.PORT })
   }

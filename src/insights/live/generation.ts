@@ -109,6 +109,17 @@ export class Generation {
     this.feed = new Feed(deps.models)
   }
 
+  /** Stops keeping one query: its state is let go at once. */
+  drop(key: string): void {
+    const build = this.builds.get(key)
+    if (build === undefined) return
+    this.builds.delete(key)
+    const { environmentId } = build.definition
+    const rest = (this.byEnvironment.get(environmentId) ?? []).filter((one) => one !== build)
+    if (rest.length > 0) this.byEnvironment.set(environmentId, rest)
+    else this.byEnvironment.delete(environmentId)
+  }
+
   start(): void {
     void this.read().catch((error: unknown) => this.fail(error))
     void this.work().catch((error: unknown) => this.fail(error))

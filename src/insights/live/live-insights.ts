@@ -28,8 +28,10 @@ const GATHER_MS = 1000
 /** An answer is computed again at most this often while events keep coming; reads in between get the last one. */
 const RECOMPUTE_MS = 100
 const MINUTE = 60_000
-/** A query asked for no longer than this, and kept by no saved insight, dashboard or subscription, is left out of the next generation. */
+/** A query kept by no saved insight, dashboard or subscription, and not asked for within this long, is left out of the next generation. */
 const FORGET_AFTER_MS = 7 * 24 * 3_600_000
+/** How often the queries that saved insights, dashboards and subscriptions keep are looked for again, by default. */
+export const RESCAN_MS = 10_000
 /** How long the start waits, at a time, for the read models to catch up before it looks for the queries to keep live. */
 const START_WAIT_MS = 60_000
 
@@ -63,8 +65,12 @@ export const liveKeyOf = (node: QueryNode, environment: Environment): string => 
  */
 export class LiveInsights {
   private readonly wanted = new Map<string, LiveDefinition>()
-  /** When each wanted query was last asked for, or found kept by the start. */
+  /** The queries saved insights, dashboards and subscriptions keep, as last looked for. */
+  private kept = new Set<string>()
+  /** When each wanted query that none of them keeps was last asked for. */
   private readonly asked = new Map<string, number>()
+  private rescan: NodeJS.Timeout | null = null
+  private scanning = false
   private serving: Generation | null = null
   private building: Generation | null = null
   private gather: NodeJS.Timeout | null = null
@@ -73,16 +79,41 @@ export class LiveInsights {
   /** Why the queries to keep live could not be found at the start, if they could not. */
   private startFailure: string | null = null
 
-  constructor(private readonly deps: GenerationDeps, private readonly now: () => number = Date.now) {}
+  constructor(
+    private readonly deps: GenerationDeps,
+    private readonly now: () => number = Date.now,
+    private readonly rescanMs = RESCAN_MS,
+  ) {}
 
   /**
    * Once the read models have caught up, wants every query a saved insight, a dashboard's tile or
-   * a subscription keeps (`keptLive`), so they are built together before anyone asks.
+   * a subscription keeps (`keptLive`), so they are built together before anyone asks; then looks
+   * for them again every `rescanMs`.
    */
   async start(): Promise<void> {
     try {
       while (!this.stopped && !(await this.deps.projections.whenCaughtUp(START_WAIT_MS)));
       if (this.stopped) return
+      await this.reconsider()
+    } catch (error) {
+      // Queries are still kept live as they are asked for; the status says why none were at the start.
+      this.startFailure = error instanceof Error ? error.message : String(error)
+    }
+    if (this.stopped) return
+    this.rescan = setInterval(() => void this.reconsider().catch(() => undefined), this.rescanMs)
+    this.rescan.unref()
+  }
+
+  /**
+   * Looks for the queries saved insights, dashboards and subscriptions keep: each is wanted, and a
+   * query none of them keeps any more (its insight deleted or its query edited, its tile removed),
+   * and that was not asked for on its own, is let go at once, its state with it.
+   */
+  async reconsider(): Promise<void> {
+    if (this.scanning || this.stopped) return
+    this.scanning = true
+    try {
+      const kept = new Map<string, { environment: Environment; node: QueryNode }>()
       for (const { environment, query } of await keptLive(this.deps.models)) {
         let node: QueryNode | null
         try {
@@ -90,12 +121,24 @@ export class LiveInsights {
         } catch {
           continue
         }
-        if (node !== null) await this.want(liveKeyOf(node, environment), environment, node)
+        if (node !== null) kept.set(liveKeyOf(node, environment), { environment, node })
       }
-    } catch (error) {
-      // Queries are still kept live as they are asked for; the status says why none were at the start.
-      this.startFailure = error instanceof Error ? error.message : String(error)
+      this.kept = new Set(kept.keys())
+      for (const [key, { environment, node }] of kept) {
+        this.asked.delete(key)
+        await this.want(key, environment, node)
+      }
+      for (const key of [...this.wanted.keys()]) if (!this.kept.has(key) && !this.asked.has(key)) this.release(key)
+    } finally {
+      this.scanning = false
     }
+  }
+
+  private release(key: string): void {
+    this.wanted.delete(key)
+    this.answered.delete(key)
+    this.serving?.drop(key)
+    this.building?.drop(key)
   }
 
   /**
@@ -147,6 +190,7 @@ export class LiveInsights {
 
   async stop(): Promise<void> {
     this.stopped = true
+    if (this.rescan) clearInterval(this.rescan)
     if (this.gather) clearTimeout(this.gather)
     await Promise.all([this.serving?.stop(), this.building?.stop()])
   }
@@ -170,7 +214,7 @@ export class LiveInsights {
   }
 
   private async want(key: string, environment: Environment, node: QueryNode): Promise<void> {
-    this.asked.set(key, this.now())
+    if (!this.kept.has(key)) this.asked.set(key, this.now())
     if (this.wanted.has(key)) return
     let queryEnvironment: QueryEnvironment
     try {
@@ -181,7 +225,8 @@ export class LiveInsights {
     }
     const now = this.now()
     if (liveQueryOf(node, queryEnvironment, now) === null || this.wanted.has(key)) return
-    this.wanted.set(key, { key, environmentId: environment.id, node, environment: queryEnvironment, live: () => liveQueryOf(node, queryEnvironment, now)! })
+    // Each generation builds it as of its own start, so that it keeps nothing its window has left behind by then.
+    this.wanted.set(key, { key, environmentId: environment.id, node, environment: queryEnvironment, live: () => liveQueryOf(node, queryEnvironment, this.now()) ?? liveQueryOf(node, queryEnvironment, now)! })
     if (this.gather) clearTimeout(this.gather)
     this.gather = setTimeout(() => this.startGeneration(), GATHER_MS)
     this.gather.unref()
@@ -191,8 +236,8 @@ export class LiveInsights {
     this.gather = null
     if (this.stopped) return
     const now = this.now()
-    for (const key of this.wanted.keys()) {
-      if (now - (this.asked.get(key) ?? 0) <= FORGET_AFTER_MS) continue
+    for (const key of [...this.wanted.keys()]) {
+      if (this.kept.has(key) || now - (this.asked.get(key) ?? 0) <= FORGET_AFTER_MS) continue
       this.wanted.delete(key)
       this.asked.delete(key)
     }
