@@ -48,7 +48,7 @@ const rebuildCommand: Command = async (config, args) => {
   const projectors = projectorsNamed(values.projection)
   const result = await withLog(config, async (log, shouldStop) =>
     rebuild(log, { projectors, until: await untilPosition(log, values.until), into: values.into ?? null, scratchRoot: scratchRoot(config.dataDir), shouldStop }))
-  out(values.json, result, `rebuilt up to ${result.until}${result.into ? ` into ${result.into}` : ''}\n${digestLines(result.projections)}`)
+  out(values.json, result, `rebuilt up to ${result.until}${result.into ? ` into ${result.into}` : ''}\n${digestLines(result.projections, result.liveInsights)}`)
   return 0
 }
 
@@ -86,10 +86,14 @@ const verifyCommand: Command = async (config, args) => {
   try {
     const report = await verify(log, store, { projectors, scratchRoot: scratchRoot(config.dataDir), shouldStop: signal.requested })
     const d = report.difference
+    const live = report.liveInsights
+    const liveText = live === null ? '' : live.difference === null
+      ? `\nlive insights match the query engine over the replay: ${live.queries} queries over ${live.events} events at ${live.at}, ${live.sha256}`
+      : `\nlive insights differ from the query engine over the replay: ${live.difference.kind} ${live.difference.cacheKey} of environment ${live.difference.environmentId} at ${live.at}\nlive:    ${JSON.stringify(live.difference.live)}\nengine:  ${JSON.stringify(live.difference.engine)}`
     out(values.json, report, d
       ? `read models differ from a replay of the log: ${d.projection} ${d.collection}/${d.id} at ${d.at}\nlive:    ${JSON.stringify(d.live)}\nrebuilt: ${JSON.stringify(d.rebuilt)}`
-      : `read models match a replay of the log: ${report.documents} documents (${report.rechecked} compared again as the live projections moved)`)
-    return d ? 1 : 0
+      : `read models match a replay of the log: ${report.documents} documents (${report.rechecked} compared again as the live projections moved)${liveText}`)
+    return d || live?.difference ? 1 : 0
   } finally {
     signal.dispose()
     await log.close()

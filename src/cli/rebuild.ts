@@ -14,6 +14,9 @@ import { digestAll, replay, ReplayStopped } from '../../projections/replay.js'
 import { progress, Stopped } from './progress.js'
 import { CliRefused } from '../kernel/cli-refused.js'
 import { claimScratchDir, removeScratchLeftovers } from './scratch-dirs.js'
+import { ReadModels } from '../readstore/read-models.js'
+import { ProjectionRegistry } from '../../projections/registry.js'
+import { replayedLive, type LiveDifference } from '../insights/live/replayed.js'
 
 export class RebuildRefused extends CliRefused {}
 
@@ -61,11 +64,25 @@ const keptStore = (dir: string): { store: ReadStore; dispose: (keep: boolean) =>
   }
 }
 
+/** What the live insights of a replay answered: how many queries, the digest of their answers, and the moment they answered for. */
+export interface LiveInsightsDigest {
+  readonly queries: number
+  /** The analytics events they were given. */
+  readonly events: number
+  readonly sha256: string
+  readonly at: string
+}
+
 export interface RebuildResult {
   readonly until: string
   readonly into: string | null
   readonly projections: readonly ProjectionDigest[]
+  /** Null when only some projections were rebuilt: live insights read several of them. */
+  readonly liveInsights: LiveInsightsDigest | null
 }
+
+/** Read models over a replay's store, as queries read them. */
+const modelsOver = (store: ReadStore): ReadModels => new ReadModels({ store, registry: new ProjectionRegistry(store), projectors: allProjectors })
 
 /**
  * Replays the log up to `until` into fresh read models (kept in `into`, or thrown away) while the
@@ -86,8 +103,12 @@ export const rebuild = async (
     bar.update(Number(options.until.commit))
     bar.done()
     const projections = await digestAll(target.store, options.projectors)
+    const live = options.projectors === allProjectors ? await replayedLive(log, modelsOver(target.store), options.until, { compare: false }) : null
     finished = true
-    return { until: positionToString(options.until), into: options.into, projections }
+    return {
+      until: positionToString(options.until), into: options.into, projections,
+      liveInsights: live === null ? null : { queries: live.queries, events: live.events, sha256: live.sha256, at: new Date(live.at).toISOString() },
+    }
   } catch (error) {
     if (error instanceof ReplayStopped) throw new Stopped('rebuild')
     throw error
@@ -96,10 +117,21 @@ export const rebuild = async (
   }
 }
 
-/** Replays beside the live read models and compares every document. */
+export interface VerifyResult extends VerifyReport {
+  /**
+   * The live insights built over the replay, each answer compared with the query engine's over
+   * the replayed read models; null when only some projections were verified or documents differ.
+   */
+  readonly liveInsights: (LiveInsightsDigest & { readonly difference: LiveDifference | null }) | null
+}
+
+/**
+ * Replays beside the live read models and compares every document; then builds the live insights
+ * over the replay and compares each answer with the query engine's.
+ */
 export const verify = async (
   log: EventLog, live: ReadStore, options: { projectors: readonly Projector[]; scratchRoot: string; shouldStop: () => boolean },
-): Promise<VerifyReport> => {
+): Promise<VerifyResult> => {
   const scratch = scratchStore(options.scratchRoot)
   const head = await log.headPosition()
   const bar = progress({ label: 'verify', unit: 'log positions', total: head ? Number(head.commit) : 0 })
@@ -109,7 +141,12 @@ export const verify = async (
       onProgress: (reached) => bar.update(Number(reached)),
     })
     bar.done()
-    return report
+    if (report.difference !== null || options.projectors !== allProjectors) return { ...report, liveInsights: null }
+    const replayed = await replayedLive(log, modelsOver(scratch.store), report.replayedTo, { compare: true, now: Date.now() })
+    return {
+      ...report,
+      liveInsights: { queries: replayed.queries, events: replayed.events, sha256: replayed.sha256, at: new Date(replayed.at).toISOString(), difference: replayed.difference },
+    }
   } catch (error) {
     if (error instanceof ReplayStopped) throw new Stopped('verify')
     throw error
@@ -118,8 +155,11 @@ export const verify = async (
   }
 }
 
-export const digestLines = (projections: readonly ProjectionDigest[]): string =>
-  projections.map((p) => {
-    const counts = Object.entries(p.collections).map(([name, c]) => `${name}=${c.count}`).join(' ')
-    return `${p.projection}\tv${p.version}\t${counts}\t${p.sha256}`
-  }).join('\n')
+export const digestLines = (projections: readonly ProjectionDigest[], live: LiveInsightsDigest | null = null): string =>
+  [
+    ...projections.map((p) => {
+      const counts = Object.entries(p.collections).map(([name, c]) => `${name}=${c.count}`).join(' ')
+      return `${p.projection}\tv${p.version}\t${counts}\t${p.sha256}`
+    }),
+    ...(live === null ? [] : [`live insights\tat ${live.at}\tqueries=${live.queries} events=${live.events}\t${live.sha256}`]),
+  ].join('\n')

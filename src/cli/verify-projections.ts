@@ -35,6 +35,8 @@ export interface VerifyReport {
   /** Documents compared a second time because the live build had moved on during the first pass. */
   readonly rechecked: number
   readonly difference: Difference | null
+  /** Where the replay stood when the comparison ended: every projector had applied the log up to here. */
+  readonly replayedTo: Position
 }
 
 interface Target {
@@ -109,12 +111,12 @@ export const verifyProjections = async (options: VerifyOptions): Promise<VerifyR
       const rebuilt = await scratch.get(await rebuiltCollection(target), id)
       if (!same(doc, rebuilt)) {
         return {
-          documents, rechecked: suspects.length,
+          documents, rechecked: suspects.length, replayedTo: replay.position,
           difference: { projection: target.projector.name, collection: target.collection, id, at: positionToString(at), live: doc, rebuilt },
         }
       }
     }
-    return { documents, rechecked: suspects.length, difference: null }
+    return { documents, rechecked: suspects.length, difference: null, replayedTo: replay.position }
   } finally {
     await replay.stop()
   }

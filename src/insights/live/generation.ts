@@ -57,7 +57,8 @@ const FED_FROM = ['events', 'persons']
 export interface GenerationDeps {
   readonly log: EventLog
   readonly models: ReadModels
-  readonly projections: Projections
+  /** Where the events and persons projections stand, and whether every projection has caught up. */
+  readonly projections: Pick<Projections, 'activeRunner' | 'whenCaughtUp'>
   /** The budget of a generation's state, in entries (`LiveQuery.size`); `DEFAULT_MAX_ENTRIES` unless given. */
   readonly maxEntries?: number
 }
