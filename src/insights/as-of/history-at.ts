@@ -10,6 +10,7 @@ import type { GroupTypeEntry, QueryEvent, QueryGroup, QueryPerson, QuerySource }
 import { memorySource } from '../engine/memory-source.js'
 import type { PersonReads } from '../read/read-models-source.js'
 import { MemoryPersonTables } from './memory-persons.js'
+import { forEachSliced, SLICE_MS, yieldToLoop } from '../../kernel/slices.js'
 
 /** The person an event belonged to once person processing had handled it, and its properties then. */
 interface EventPersonThen {
@@ -51,13 +52,17 @@ export class EnvironmentHistory {
    * each event to the person its distinct id belonged to then (merges up to then applied), with
    * the person properties the query's mode reads.
    */
-  source(reads: PersonReads): QuerySource {
-    this.sorted ??= [...this.events.values()].sort((a, b) => {
-      const at = Date.parse(a.timestamp) - Date.parse(b.timestamp)
-      return at !== 0 ? at : a.uuid < b.uuid ? -1 : a.uuid > b.uuid ? 1 : 0
-    })
+  async source(reads: PersonReads): Promise<QuerySource> {
+    if (this.sorted === null) {
+      // Each time parsed once, not in every comparison; the work is sliced so the event loop goes on.
+      const keyed: Array<{ readonly t: number; readonly event: EventRecord }> = []
+      await forEachSliced([...this.events.values()], (event) => { keyed.push({ t: Date.parse(event.timestamp), event }) })
+      keyed.sort((a, b) => a.t - b.t || (a.event.uuid < b.event.uuid ? -1 : a.event.uuid > b.event.uuid ? 1 : 0))
+      this.sorted = keyed.map((one) => one.event)
+    }
     this.persons ??= this.tables.queryPersons()
-    const rows = this.sorted.map((event) => this.row(event, reads))
+    const rows: QueryEvent[] = []
+    await forEachSliced(this.sorted, (event) => { rows.push(this.row(event, reads)) })
     return memorySource(rows, this.groupsByType(), this.persons)
   }
 
@@ -130,8 +135,14 @@ export const historyAt = async (log: EventLog, environmentId: number, cutoff: Cu
     }
   }
 
+  let sliceStart = performance.now()
   for await (const recorded of log.readAll()) {
     if (!within(cutoff, recorded)) break
+    // Reading the log yields only between promises: the event loop is handed back between slices.
+    if (performance.now() - sliceStart > SLICE_MS) {
+      await yieldToLoop()
+      sliceStart = performance.now()
+    }
     lastRecordedAt = recorded.created.getTime()
     if (!HANDLED.has(recorded.type) || environmentOfRecord(recorded) !== environmentId) continue
     const expanded = capturedEvents.expand(recorded, log)

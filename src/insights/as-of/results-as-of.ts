@@ -46,7 +46,7 @@ export const resultsOver = async (
 ): Promise<InsightResultFields> =>
   resultsOfSource(insight, notComputedResults(environment, insight as Insight, 'force_cache'), async (node, fallback) => {
     const input = { environment: queryEnvironmentFrom(environment, history.groupTypes, usesTestAccounts(node)), now: history.now }
-    const response = await runQuery(node, input, history.source(personReadsOf(node))) as unknown as JsonObject
+    const response = await runQuery(node, input, await history.source(personReadsOf(node))) as unknown as JsonObject
     return {
       ...resultFieldsOf(response, fallback),
       last_refresh: apiTime(new Date(history.lastEventAt ?? history.now).toISOString()),
