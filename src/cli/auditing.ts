@@ -87,7 +87,7 @@ const verifyCommand: Command = async (config, args) => {
     const report = await verify(log, store, { projectors, scratchRoot: scratchRoot(config.dataDir), shouldStop: signal.requested })
     const d = report.difference
     const live = report.liveInsights
-    const liveText = live === null ? '' : live.difference === null
+    const liveText = live === null ? '' : live.at === null ? '\nlive insights: none kept' : live.difference === null
       ? `\nlive insights match the query engine over the replay: ${live.queries} queries over ${live.events} events at ${live.at}, ${live.sha256}`
       : `\nlive insights differ from the query engine over the replay: ${live.difference.kind} ${live.difference.cacheKey} of environment ${live.difference.environmentId} at ${live.at}\nlive:    ${JSON.stringify(live.difference.live)}\nengine:  ${JSON.stringify(live.difference.engine)}`
     out(values.json, report, d

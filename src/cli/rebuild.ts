@@ -70,7 +70,8 @@ export interface LiveInsightsDigest {
   /** The analytics events they were given. */
   readonly events: number
   readonly sha256: string
-  readonly at: string
+  /** The moment the answers are for; null when no query is kept live. */
+  readonly at: string | null
 }
 
 export interface RebuildResult {
@@ -107,7 +108,7 @@ export const rebuild = async (
     finished = true
     return {
       until: positionToString(options.until), into: options.into, projections,
-      liveInsights: live === null ? null : { queries: live.queries, events: live.events, sha256: live.sha256, at: new Date(live.at).toISOString() },
+      liveInsights: live === null ? null : { queries: live.queries, events: live.events, sha256: live.sha256, at: live.at === null ? null : new Date(live.at).toISOString() },
     }
   } catch (error) {
     if (error instanceof ReplayStopped) throw new Stopped('rebuild')
@@ -145,7 +146,7 @@ export const verify = async (
     const replayed = await replayedLive(log, modelsOver(scratch.store), report.replayedTo, { compare: true, now: Date.now() })
     return {
       ...report,
-      liveInsights: { queries: replayed.queries, events: replayed.events, sha256: replayed.sha256, at: new Date(replayed.at).toISOString(), difference: replayed.difference },
+      liveInsights: { queries: replayed.queries, events: replayed.events, sha256: replayed.sha256, at: replayed.at === null ? null : new Date(replayed.at).toISOString(), difference: replayed.difference },
     }
   } catch (error) {
     if (error instanceof ReplayStopped) throw new Stopped('verify')
@@ -161,5 +162,5 @@ export const digestLines = (projections: readonly ProjectionDigest[], live: Live
       const counts = Object.entries(p.collections).map(([name, c]) => `${name}=${c.count}`).join(' ')
       return `${p.projection}\tv${p.version}\t${counts}\t${p.sha256}`
     }),
-    ...(live === null ? [] : [`live insights\tat ${live.at}\tqueries=${live.queries} events=${live.events}\t${live.sha256}`]),
+    ...(live === null ? [] : [live.at === null ? 'live insights\tnone kept' : `live insights\tat ${live.at}\tqueries=${live.queries} events=${live.events}\t${live.sha256}`]),
   ].join('\n')

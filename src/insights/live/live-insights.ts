@@ -1,4 +1,8 @@
-import type { JsonObject } from '../../eventlog/port.js'
+import type { JsonObject, Subscription } from '../../eventlog/port.js'
+import { CHANGE_COMMITTED } from '../../kernel/change-parts.js'
+import { DASHBOARD_EVENT_TYPES } from '../../dashboards/events.js'
+import { SUBSCRIPTION_EVENT_TYPES } from '../../subscriptions/events.js'
+import { INSIGHT_EVENT_TYPES } from '../events.js'
 import { deepFreeze } from '../../kernel/deep-freeze.js'
 import type { Environment } from '../../readstore/environment.js'
 import { cacheKeyOf } from '../query/cache-key.js'
@@ -32,6 +36,10 @@ const MINUTE = 60_000
 const FORGET_AFTER_MS = 7 * 24 * 3_600_000
 /** How often the queries that saved insights, dashboards and subscriptions keep are looked for again, by default. */
 export const RESCAN_MS = 10_000
+/** How long after a change to an insight, a dashboard or a subscription they are looked for again (their read models catch up meanwhile). */
+const CHANGE_SETTLE_MS = 300
+/** What changes the queries kept live. */
+const KEEPING_EVENTS = [...INSIGHT_EVENT_TYPES, ...DASHBOARD_EVENT_TYPES, ...SUBSCRIPTION_EVENT_TYPES, CHANGE_COMMITTED]
 /** How long the start waits, at a time, for the read models to catch up before it looks for the queries to keep live. */
 const START_WAIT_MS = 60_000
 
@@ -70,7 +78,11 @@ export class LiveInsights {
   /** When each wanted query that none of them keeps was last asked for. */
   private readonly asked = new Map<string, number>()
   private rescan: NodeJS.Timeout | null = null
+  private changed: NodeJS.Timeout | null = null
+  private changes: Subscription | null = null
   private scanning = false
+  /** Whether something changed while a scan ran: it runs again once done. */
+  private scanAgain = false
   private serving: Generation | null = null
   private building: Generation | null = null
   private gather: NodeJS.Timeout | null = null
@@ -102,6 +114,21 @@ export class LiveInsights {
     if (this.stopped) return
     this.rescan = setInterval(() => void this.reconsider().catch(() => undefined), this.rescanMs)
     this.rescan.unref()
+    void this.followChanges().catch(() => undefined)
+  }
+
+  /** Looks again soon after each change to an insight, a dashboard or a subscription, besides every `rescanMs`. */
+  private async followChanges(): Promise<void> {
+    this.changes = this.deps.log.subscribeToAll({ fromPosition: 'end', filter: { eventTypes: KEEPING_EVENTS } })
+    for await (const item of this.changes) {
+      if (this.stopped) return
+      if (item.kind !== 'event' || this.changed !== null) continue
+      this.changed = setTimeout(() => {
+        this.changed = null
+        void this.reconsider().catch(() => undefined)
+      }, CHANGE_SETTLE_MS)
+      this.changed.unref()
+    }
   }
 
   /**
@@ -110,7 +137,11 @@ export class LiveInsights {
    * and that was not asked for on its own, is let go at once, its state with it.
    */
   async reconsider(): Promise<void> {
-    if (this.scanning || this.stopped) return
+    if (this.stopped) return
+    if (this.scanning) {
+      this.scanAgain = true
+      return
+    }
     this.scanning = true
     try {
       const kept = new Map<string, { environment: Environment; node: QueryNode }>()
@@ -131,6 +162,10 @@ export class LiveInsights {
       for (const key of [...this.wanted.keys()]) if (!this.kept.has(key) && !this.asked.has(key)) this.release(key)
     } finally {
       this.scanning = false
+    }
+    if (this.scanAgain) {
+      this.scanAgain = false
+      await this.reconsider()
     }
   }
 
@@ -191,6 +226,8 @@ export class LiveInsights {
   async stop(): Promise<void> {
     this.stopped = true
     if (this.rescan) clearInterval(this.rescan)
+    if (this.changed) clearTimeout(this.changed)
+    await this.changes?.unsubscribe()
     if (this.gather) clearTimeout(this.gather)
     await Promise.all([this.serving?.stop(), this.building?.stop()])
   }

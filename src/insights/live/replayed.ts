@@ -29,8 +29,8 @@ export interface ReplayedLive {
   readonly events: number
   /** SHA-256 over every answer, by cache key: equal iff every answer is equal. */
   readonly sha256: string
-  /** The moment the answers are for (epoch ms). */
-  readonly at: number
+  /** The moment the answers are for (epoch ms); null when no query is kept live. */
+  readonly at: number | null
   readonly difference: LiveDifference | null
 }
 
@@ -103,7 +103,7 @@ export const replayedLive = async (
     definitions.set(key, { key, environmentId: environment.id, node: built, environment: queryEnvironment, live: () => liveOf(built, queryEnvironment, options.now ?? lastWritten)! })
     nodes.set(key, built)
   }
-  if (definitions.size === 0) return { queries: 0, events: 0, sha256: createHash('sha256').digest('hex'), at: options.now ?? 0, difference: null }
+  if (definitions.size === 0) return { queries: 0, events: 0, sha256: createHash('sha256').digest('hex'), at: null, difference: null }
   const generation = new Generation({
     log: logUntil(log, until, (event) => { lastWritten = Math.max(lastWritten, event.created.getTime()) }),
     models,
