@@ -1,11 +1,12 @@
 import type { EventLog, Position, RecordedEvent, Subscription } from '../../eventlog/port.js'
 import { EVENTS_CAPTURED } from '../../ingestion/captured-event.js'
+import { capturedOf } from '../../ingestion/captured-projection.js'
 import { IMPORT_COMMITTED } from '../../ingestion/import-events.js'
 import type { Projections } from '../../readstore/projections.js'
 import type { ReadModels } from '../../readstore/read-models.js'
 import type { QueryEnvironment } from '../engine/data.js'
 import type { QueryNode } from '../schema/query-node.js'
-import { capturedIn, Feed } from './feed.js'
+import { capturedIn, Feed, type FeedStep } from './feed.js'
 import type { LiveQuery } from './live-query.js'
 
 /** A query to keep live: its cache key (the query, its environment and the settings it depends on), and what builds it. */
@@ -47,8 +48,14 @@ const SIZE_EVERY = 20_000
 
 /** Log events read ahead of the generation's work, at most. */
 const READ_AHEAD = 4000
-/** Log events applied in one step of work, at most: each step holds the event loop while every live query takes its events. */
+/** Log events taken from the queue at once, at most. */
 const BATCH = 200
+/**
+ * Analytics events given to the live queries in one stretch of work, about: a stretch holds the
+ * event loop while the feed reads their rows and every live query takes them (a capture request
+ * holds up to thousands, so stretches are counted in analytics events, not log events).
+ */
+const STRETCH_EVENTS = 500
 /** How long one wait for the projections lasts before it is asked again. */
 const PROJECTION_WAIT_MS = 5000
 /** The projections whose read models live queries are fed from. */
@@ -205,7 +212,25 @@ export class Generation {
     if (this.stopped) return
     const captured: RecordedEvent[] = []
     for await (const event of capturedIn(this.deps.log, batch)) captured.push(event)
-    const steps = await this.feed.steps(captured)
+    let staled = false
+    for (const stretch of stretchesOf(captured)) {
+      if (this.stopped) return
+      staled = this.give(await this.feed.steps(stretch)) || staled
+      // Each stretch after the requests waiting on the event loop.
+      await new Promise((resolve) => setImmediate(resolve))
+    }
+    for (const event of captured) {
+      const environmentId = (event.data as { environmentId?: unknown }).environmentId
+      const builds = typeof environmentId === 'number' ? this.byEnvironment.get(environmentId) : undefined
+      for (const build of builds ?? []) build.lastEventAt = Math.max(build.lastEventAt ?? 0, event.created.getTime())
+    }
+    this.position = last.position
+    if (this.applied - this.measuredAt >= SIZE_EVERY) this.keepWithinBudget()
+    if (staled) this.onStale(this)
+  }
+
+  /** Gives the feed's steps to the live queries of their environments; whether some of them went stale. */
+  private give(steps: readonly FeedStep[]): boolean {
     const started = process.hrtime.bigint()
     let staled = false
     for (const step of steps) {
@@ -224,15 +249,21 @@ export class Generation {
       if (step.kind === 'event') this.applied++
     }
     this.updateNs += process.hrtime.bigint() - started
-    for (const event of captured) {
-      const environmentId = (event.data as { environmentId?: unknown }).environmentId
-      const builds = typeof environmentId === 'number' ? this.byEnvironment.get(environmentId) : undefined
-      for (const build of builds ?? []) build.lastEventAt = Math.max(build.lastEventAt ?? 0, event.created.getTime())
-    }
-    this.position = last.position
-    if (this.applied - this.measuredAt >= SIZE_EVERY) this.keepWithinBudget()
-    if (staled) this.onStale(this)
-    // A long history is applied a batch at a time, each after requests waiting on the event loop.
-    await new Promise((resolve) => setImmediate(resolve))
+    return staled
   }
+}
+
+/** Capture requests in runs of about `STRETCH_EVENTS` analytics events (a larger request alone). */
+function* stretchesOf(captured: readonly RecordedEvent[]): Generator<RecordedEvent[]> {
+  let stretch: RecordedEvent[] = []
+  let events = 0
+  for (const event of captured) {
+    stretch.push(event)
+    events += capturedOf(event).events.length
+    if (events < STRETCH_EVENTS) continue
+    yield stretch
+    stretch = []
+    events = 0
+  }
+  if (stretch.length > 0) yield stretch
 }
