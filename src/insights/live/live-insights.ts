@@ -5,6 +5,7 @@ import { SUBSCRIPTION_EVENT_TYPES } from '../../subscriptions/events.js'
 import { INSIGHT_EVENT_TYPES } from '../events.js'
 import { deepFreeze } from '../../kernel/deep-freeze.js'
 import type { Environment } from '../../readstore/environment.js'
+import type { ReadModels } from '../../readstore/read-models.js'
 import { cacheKeyOf } from '../query/cache-key.js'
 import { queryEnvironmentOf } from '../query/query-environment.js'
 import type { QueryNode } from '../schema/query-node.js'
@@ -63,6 +64,21 @@ export const liveKeyOf = (node: QueryNode, environment: Environment): string => 
   let key = byEnvironment.get(environment)
   if (key === undefined) byEnvironment.set(environment, key = cacheKeyOf(node, environment.id, settingsOf(environment)))
   return key
+}
+
+/** The queries saved insights, dashboards and subscriptions keep (`keptLive`), by cache key; a query that cannot be read is left out. */
+export const keptQueries = async (models: ReadModels): Promise<Map<string, { readonly environment: Environment; readonly node: QueryNode }>> => {
+  const kept = new Map<string, { environment: Environment; node: QueryNode }>()
+  for (const { environment, query } of await keptLive(models)) {
+    let node: QueryNode | null
+    try {
+      node = sourceOf(query)
+    } catch {
+      continue
+    }
+    if (node !== null) kept.set(liveKeyOf(node, environment), { environment, node })
+  }
+  return kept
 }
 
 /**
@@ -144,16 +160,7 @@ export class LiveInsights {
     }
     this.scanning = true
     try {
-      const kept = new Map<string, { environment: Environment; node: QueryNode }>()
-      for (const { environment, query } of await keptLive(this.deps.models)) {
-        let node: QueryNode | null
-        try {
-          node = sourceOf(query)
-        } catch {
-          continue
-        }
-        if (node !== null) kept.set(liveKeyOf(node, environment), { environment, node })
-      }
+      const kept = await keptQueries(this.deps.models)
       this.kept = new Set(kept.keys())
       for (const [key, { environment, node }] of kept) {
         this.asked.delete(key)

@@ -4,14 +4,11 @@ import { canonicalJson } from '../../kernel/canonical-json.js'
 import type { ReadModels } from '../../readstore/read-models.js'
 import { runQuery } from '../engine/run-query.js'
 import { ReadModelsSource } from '../read/read-models-source.js'
-import { sourceOf } from '../query/insight-results.js'
 import { queryEnvironmentOf } from '../query/query-environment.js'
 import { personReadsOf, usesTestAccounts } from '../query/query-service.js'
-import type { QueryNode } from '../schema/query-node.js'
 import { Generation, type LiveDefinition } from './generation.js'
 import { liveQueryOf } from './live-kinds.js'
-import { keptLive } from './kept-live.js'
-import { liveKeyOf } from './live-insights.js'
+import { keptQueries } from './live-insights.js'
 
 /** A live query whose answer differs from the engine's over the same events. */
 export interface LiveDifference {
@@ -80,28 +77,16 @@ export const replayedLive = async (
   const liveOf = options.liveOf ?? liveQueryOf
   let lastWritten = 0
   const definitions = new Map<string, LiveDefinition>()
-  const nodes = new Map<string, QueryNode>()
-  for (const { environment, query } of await keptLive(models)) {
-    let node: QueryNode | null
-    try {
-      node = sourceOf(query)
-    } catch {
-      continue
-    }
-    if (node === null) continue
-    const key = liveKeyOf(node, environment)
-    if (definitions.has(key)) continue
+  for (const [key, { environment, node }] of await keptQueries(models)) {
     let queryEnvironment
     try {
       queryEnvironment = await queryEnvironmentOf(models, environment, usesTestAccounts(node))
     } catch {
       continue
     }
-    const built = node
-    const probe = liveOf(built, queryEnvironment, options.now ?? Date.now())
+    const probe = liveOf(node, queryEnvironment, options.now ?? Date.now())
     if (probe === null) continue
-    definitions.set(key, { key, environmentId: environment.id, node: built, environment: queryEnvironment, live: () => liveOf(built, queryEnvironment, options.now ?? lastWritten)! })
-    nodes.set(key, built)
+    definitions.set(key, { key, environmentId: environment.id, node, environment: queryEnvironment, live: () => liveOf(node, queryEnvironment, options.now ?? lastWritten)! })
   }
   if (definitions.size === 0) return { queries: 0, events: 0, sha256: createHash('sha256').digest('hex'), at: null, difference: null }
   const generation = new Generation({
