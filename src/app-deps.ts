@@ -10,6 +10,7 @@ import type { RateWindow } from './auth/rate-limit.js'
 import type { TokenResolver } from './ingestion/environments.js'
 import type { InsightResults } from './insights/results.js'
 import type { LiveInsights } from './insights/live/live-insights.js'
+import type { AdmissionBounds } from './http/admission.js'
 
 export type HttpRole = 'api' | 'ingest'
 
@@ -48,6 +49,8 @@ export interface AppDeps {
   readonly liveInsightsMaxEntries?: number
   /** How often live insights look again for the queries that saved insights keep; `RESCAN_MS` unless given. */
   readonly liveInsightsRescanMs?: number
+  /** Admission control's bounds (see `useAdmission`); none admits every request. */
+  readonly admission?: AdmissionBounds
 }
 
 /** What every route plugin of a feature module is given: the app's dependencies and what the app builds from them. */

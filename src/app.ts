@@ -23,6 +23,7 @@ import { lastValues } from './http/query-string.js'
 import { recordRoutes } from './http/route-table.js'
 import { useCors } from './ingestion/cors.js'
 import { TokenResolver } from './ingestion/environments.js'
+import { AppendWatch, useAdmission } from './http/admission.js'
 import { queriedInsightResults } from './insights/query/insight-results.js'
 import { LiveInsights } from './insights/live/live-insights.js'
 import { liveInsightResults } from './insights/live/live-results.js'
@@ -91,13 +92,17 @@ export const buildApp = async (deps: AppDeps): Promise<FastifyInstance> => {
   useAuth(app, deps)
   if (deps.rateLimits && deps.rateLimits.length > 0) useRateLimits(app, new KeyRateLimiter(deps.rateLimits))
   await app.register(healthRoutes, { ...deps, faults })
+  // Routes append through `log`, whose appends admission control times.
+  const appends = new AppendWatch()
+  const log = appends.watched(deps.log)
+  if (deps.admission) await useAdmission(app, { log: deps.log, appends, ...(deps.projections ? { projections: deps.projections } : {}) }, deps.admission)
   if (deps.projections) awaitCaughtUpForReads(app, deps.projections)
   const delivery = deps.delivery ?? {
     channels: deliveryChannels({ mailer: deps.mailer, allowPrivate: false, timeoutMs: 10_000, log: (fields, message) => app.log.warn(fields, message) }),
     publicUrl: 'http://localhost:8000',
   }
   const routeDeps: RouteDeps = {
-    ...deps, tokens: new TokenResolver(deps), delivery, audited: auditedResources, ...insightResultsOf(app, deps),
+    ...deps, log, tokens: new TokenResolver({ ...deps, log }), delivery, audited: auditedResources, ...insightResultsOf(app, deps),
   }
   const loaded: ModuleRoutes<RouteDeps>[] = await Promise.all(MODULES.map((module) => module.routes?.() ?? {}))
   const routes = (role: keyof ModuleRoutes<RouteDeps>) => loaded.flatMap((group) => group[role] ?? [])

@@ -72,6 +72,21 @@ const Env = z.object({
   /** Addresses of the proxies in front of Hedgelog, comma-separated: their `X-Forwarded-For` names the client. */
   HEDGELOG_TRUSTED_PROXIES: z.string().transform((text) => text.split(',').map((part) => part.trim()).filter((part) => part !== ''))
     .refine((addresses) => addresses.every((address) => isIP(address) !== 0), 'must be IP addresses separated by commas').default([]),
+  /** Admission control: the mean event-loop delay (ms) past which requests are refused with 503 and `Retry-After`; 0 turns it off. */
+  HEDGELOG_ADMIT_LOOP_DELAY_MS: z.coerce.number({ error: 'must be a whole number from 0 to 60000' }).int('must be a whole number from 0 to 60000')
+    .min(0, 'must be a whole number from 0 to 60000').max(60000, 'must be a whole number from 0 to 60000').default(250),
+  /** The same bound for `/decide` and `/flags`, which keep a budget of their own; 0 turns it off. */
+  HEDGELOG_ADMIT_DECIDE_LOOP_DELAY_MS: z.coerce.number({ error: 'must be a whole number from 0 to 60000' }).int('must be a whole number from 0 to 60000')
+    .min(0, 'must be a whole number from 0 to 60000').max(60000, 'must be a whole number from 0 to 60000').default(1000),
+  /** How long (ms) the oldest append may wait for its durable commit before writes are refused; 0 turns it off. */
+  HEDGELOG_ADMIT_COMMIT_WAIT_MS: z.coerce.number({ error: 'must be a whole number from 0 to 600000' }).int('must be a whole number from 0 to 600000')
+    .min(0, 'must be a whole number from 0 to 600000').max(600000, 'must be a whole number from 0 to 600000').default(1000),
+  /** How far behind the log (seconds of events) the slowest live projection may be before ingestion is refused; 0 turns it off. */
+  HEDGELOG_ADMIT_PROJECTION_LAG_S: z.coerce.number({ error: 'must be a whole number from 0 to 86400' }).int('must be a whole number from 0 to 86400')
+    .min(0, 'must be a whole number from 0 to 86400').max(86400, 'must be a whole number from 0 to 86400').default(60),
+  /** What `Retry-After` tells a client refused for load, in seconds. */
+  HEDGELOG_ADMIT_RETRY_AFTER_S: z.coerce.number({ error: 'must be a whole number from 1 to 3600' }).int('must be a whole number from 1 to 3600')
+    .min(1, 'must be a whole number from 1 to 3600').max(3600, 'must be a whole number from 1 to 3600').default(2),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], { error: 'must be one of fatal, error, warn, info, debug, trace, silent' }).default('info'),
 })
 

@@ -116,6 +116,10 @@ export const startService = async (config: Config, roles: readonly Role[], logge
       authFailureLimits: parseRateLimits(config.HEDGELOG_AUTH_FAILURE_LIMITS)!, connectionsPerAddress: config.HEDGELOG_CONNECTIONS_PER_ADDRESS,
       trustedProxies: config.HEDGELOG_TRUSTED_PROXIES, ...(projections ? { projections } : {}), keepInsightsLive: config.HEDGELOG_LIVE_INSIGHTS === '1',
       liveInsightsMaxEntries: config.HEDGELOG_LIVE_INSIGHTS_MAX_ENTRIES, liveInsightsRescanMs: config.HEDGELOG_LIVE_INSIGHTS_RESCAN_MS,
+      admission: {
+        loopDelayMs: config.HEDGELOG_ADMIT_LOOP_DELAY_MS, decideLoopDelayMs: config.HEDGELOG_ADMIT_DECIDE_LOOP_DELAY_MS, commitWaitMs: config.HEDGELOG_ADMIT_COMMIT_WAIT_MS,
+        projectionLagSeconds: config.HEDGELOG_ADMIT_PROJECTION_LAG_S, retryAfterSeconds: config.HEDGELOG_ADMIT_RETRY_AFTER_S,
+      },
     })
     address = await app.listen({ host: config.HOST, port: config.PORT })
   }

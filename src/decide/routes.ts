@@ -2,7 +2,7 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import type { z } from 'zod'
 import { queryOf } from '../http/zod.js'
 import { isJsonObject, type EventLog, type JsonObject } from '../eventlog/port.js'
-import { DomainError } from '../kernel/errors.js'
+import { DomainError, Overloaded } from '../kernel/errors.js'
 import { toHttpError } from '../http/errors.js'
 import { randomUuid } from '../kernel/ids.js'
 import { decodeIngestBody } from '../ingestion/decode.js'
@@ -91,7 +91,7 @@ export const decideRoutes: FastifyPluginAsync<DecideDeps> = async (app, deps) =>
   useRawBodies(app)
   app.setErrorHandler((error, request, reply) => {
     const { status, body } = toHttpError(asDecideRefusal(error), request)
-    if (status >= 500) request.log.error({ err: error }, 'decide failed')
+    if (status >= 500 && !(error instanceof Overloaded)) request.log.error({ err: error }, 'decide failed')
     return reply.status(status).send(body)
   })
 

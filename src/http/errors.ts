@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { ZodError } from 'zod'
-import { DomainError, type ErrorType } from '../kernel/errors.js'
+import { DomainError, Overloaded, type ErrorType } from '../kernel/errors.js'
 import { Throttled } from '../auth/rate-limit.js'
 import { isBrokenStoreError, isTransientStoreError } from '../kernel/storage-errors.js'
 
@@ -72,7 +72,7 @@ export const useErrorHandling = (app: FastifyInstance): void => {
     const { status, body: payload } = toHttpError(error, request)
     if (error instanceof Throttled) void reply.header('retry-after', String(error.retryAfterSeconds))
     else if (error instanceof DomainError && error.retryAfter !== undefined) void reply.header('retry-after', String(error.retryAfter))
-    if (status >= 500) request.log.error({ err: error }, 'request failed')
+    if (status >= 500 && !(error instanceof Overloaded)) request.log.error({ err: error }, 'request failed')
     return reply.status(status).send(payload)
   })
   app.setNotFoundHandler((_request, reply) => reply.status(404).send(body('invalid_request', 'not_found', 'Not found.')))

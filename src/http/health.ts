@@ -34,7 +34,7 @@ const withHead = (status: Record<string, ProjectionStatus>, head: Position | nul
   }]))
 
 /** Age in whole seconds of the first event after `position`: how far behind a projection is in time. */
-const secondsBehind = async (log: EventLog, position: string | null): Promise<number> => {
+export const secondsBehind = async (log: EventLog, position: string | null): Promise<number> => {
   const from = position === null ? 'start' as const : { commit: BigInt(position), prepare: BigInt(position) }
   if (log.createdAfter) {
     const created = await log.createdAfter(from === 'start' ? null : from)

@@ -76,6 +76,15 @@ export class ReadModelsCatchingUp extends DomainError {
   }
 }
 
+/** The process is past a bound of its load (see `http/admission.ts`); the client should retry after `retryAfter` seconds. */
+export class Overloaded extends DomainError {
+  override name = 'Overloaded'
+  constructor(retryAfterSeconds: number) {
+    super(503, 'server_error', 'service_unavailable', `The service is under too much load to take this request now. Please retry in ${retryAfterSeconds} s.`)
+    this.retryAfter = retryAfterSeconds
+  }
+}
+
 /**
  * A command was written but its result cannot be read yet (the read model has not caught up
  * within the wait). The change stands; the same request retried with its `Idempotency-Key`
