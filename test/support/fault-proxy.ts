@@ -122,3 +122,20 @@ export const firstServer = (url: string): { host: string; port: number } => {
   if (!match) throw new TypeError(`no server in ${url}`)
   return { host: match[1]!.replace(/^\[|\]$/g, ''), port: Number(match[2] ?? (url.startsWith('mongodb') ? 27017 : 2113)) }
 }
+
+/**
+ * The connection string `url` pointed at the proxy instead of its servers. A MongoDB URL gets
+ * `directConnection=true` (else the driver finds the members by their own names and goes around
+ * the proxy) and a short server selection, so that an outage fails a call in seconds.
+ */
+export const throughProxy = (url: string, proxy: FaultProxy): string => {
+  const parsed = /^([a-z+]+):\/\/([^@/]*@)?[^/?]+(\/[^?]*)?(\?.*)?$/i.exec(url)
+  if (!parsed) throw new TypeError(`not a connection string: ${url}`)
+  const [, scheme, credentials = '', path = '', query = ''] = parsed
+  if (!scheme!.startsWith('mongodb')) return `esdb://${credentials}${proxy.address}${path}${query}`
+  const params = new URLSearchParams(query.slice(1))
+  params.delete('replicaSet')
+  params.set('directConnection', 'true')
+  params.set('serverSelectionTimeoutMS', '3000')
+  return `mongodb://${credentials}${proxy.address}${path || '/'}?${params.toString()}`
+}
