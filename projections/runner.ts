@@ -46,6 +46,15 @@ const RELEASE_AFTER_MS = 2000
 const idle = (ms: number): Promise<typeof IDLE> =>
   new Promise((resolve) => (ms === 0 ? setImmediate(() => resolve(IDLE)) : setTimeout(() => resolve(IDLE), ms).unref()))
 
+/**
+ * Wait before the next attempt: doubling from 100 ms to 5 s, with up to a quarter taken off at
+ * random, so that the runners of a set do not all come back to a recovering server at once.
+ */
+const backoff = (failures: number): number => {
+  const full = Math.min(5000, 50 * 2 ** Math.min(failures, 7))
+  return Math.round(full * (1 - Math.random() / 4))
+}
+
 const sameEvent = (a: RecordedEvent, b: { position: Position; id: string }): boolean =>
   comparePositions(a.position, b.position) === 0 && a.id === b.id
 
@@ -57,8 +66,9 @@ const sameEvent = (a: RecordedEvent, b: { position: Position; id: string }): boo
  * the error, in the same commit that moves past it), and for a packed event only the parts that
  * fail. A commit the store keeps refusing is retried, then replayed one log event per commit until
  * the refused one is found and quarantined. Both rules depend only on the events and the code, so
- * a rebuild skips the same events. Store errors that pass by themselves (busy, full, unreachable)
- * are retried without end and never quarantine anything.
+ * a rebuild skips the same events. Store errors that pass by themselves (busy, full, unreachable,
+ * a failover: `isTransientStoreError`, by driver code and label) are retried with backoff without
+ * end and never quarantine anything.
  */
 export class ProjectionRunner {
   readonly checkpointName: string
@@ -135,6 +145,7 @@ export class ProjectionRunner {
       this.view.reset()
       this.unpersisted = null
       this.attempt = []
+      const movedAt = this.movedAt
       let subscription: Subscription | undefined
       try {
         subscription = await this.resume()
@@ -145,6 +156,8 @@ export class ProjectionRunner {
         if (error instanceof CheckpointConflict) continue
         this.lastError = { message: errorText(error), at: Date.now() }
         this.options.onError?.(error, false)
+        // A new outage after the projection moved on starts again from the shortest wait.
+        if (this.movedAt !== movedAt) transient = 0
         if (isTransientStoreError(error) || this.attempt.length === 0) {
           transient++
         } else {
@@ -156,7 +169,7 @@ export class ProjectionRunner {
             else this.stepUntil = this.attempt.at(-1)!.position
           }
         }
-        await new Promise((resolve) => setTimeout(resolve, Math.min(5000, 50 * 2 ** Math.min(transient, 7))))
+        await new Promise((resolve) => setTimeout(resolve, backoff(transient)))
       }
     }
   }

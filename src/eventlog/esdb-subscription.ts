@@ -1,9 +1,9 @@
 import {
-  CancelledError, DeadlineExceededError, END, FORWARDS, NotLeaderError, START, StreamDeletedError, StreamNotFoundError, TimeoutError,
-  UnavailableError, UnknownError, convertToCommandError, eventTypeFilter, excludeSystemEvents, streamNameFilter,
+  END, FORWARDS, START, StreamDeletedError, StreamNotFoundError, convertToCommandError, eventTypeFilter, excludeSystemEvents, streamNameFilter,
   type AllStreamResolvedEvent, type AllStreamSubscription, type EventStoreDBClient, type Filter, type ReadPosition, type StreamingRead,
 } from '@eventstore/db-client'
 import { EventLogError, StreamDeleted, StreamNotFound, Unavailable } from './errors.js'
+import { isTransientStoreError } from '../kernel/storage-errors.js'
 import { IDLE_FIRST_MS, nextIdleDelay, quietUpTo, type QuietRecord } from './esdb-quiet-head.js'
 import {
   comparePositions, type JsonObject, type Position, type RecordedEvent, type SubscribeOptions, type Subscription,
@@ -45,9 +45,6 @@ export const fromClientRecord = (record: ClientRecord): RecordedEvent => ({
   position: positionOf(record),
 })
 
-/** The server's answers while it starts, elects a leader or sheds load; they reach us as UnknownError. */
-const NOT_READY_OR_BUSY = /server is (not ready|busy)/i
-
 /**
  * Some calls reject with the raw gRPC error (the client asks the server for its features before
  * an append, and that call is not translated): run it through the client's own conversion first.
@@ -66,11 +63,10 @@ export const toEventLogError = (raw: unknown, stream?: string): unknown => {
   const error = asCommandError(raw)
   if (error instanceof StreamNotFoundError) return new StreamNotFound(stream ?? error.streamName)
   if (error instanceof StreamDeletedError) return new StreamDeleted(stream ?? error.streamName)
-  if (error instanceof UnavailableError || error instanceof CancelledError || error instanceof DeadlineExceededError
-    || error instanceof NotLeaderError || error instanceof TimeoutError
-    || (error instanceof UnknownError && NOT_READY_OR_BUSY.test(error.message))) {
-    return new Unavailable(error.message, { cause: raw })
-  }
+  if (error instanceof EventLogError) return error
+  // By the client's error type and the gRPC status (UNAVAILABLE, DEADLINE_EXCEEDED, ABORTED,
+  // RESOURCE_EXHAUSTED, not-leader, "server is not ready or busy"), as the kernel classifies them.
+  if (isTransientStoreError(error)) return new Unavailable((error as Error).message, { cause: raw })
   return error
 }
 

@@ -35,8 +35,12 @@ export const documentRefusal = (stored: object): string | null => {
   return null
 }
 
-/** Server codes for a document it will never store: BSONObjectTooLarge, and updates that would grow one past the limit. */
-const TOO_LARGE_CODES = new Set([10334, 17419, 17420])
+/**
+ * Server codes for a document it will never store: BSONObjectTooLarge, updates that would grow one
+ * past the limit, DocumentValidationFailure (a collection's validator) and KeyTooLong (an index key
+ * over the limit of servers before 4.2).
+ */
+const REFUSED_CODES = new Set([10334, 17419, 17420, 121, 17280])
 /** BadValue and Overflow carry "too large" and "too deep" refusals among others; the message tells them apart. */
 const REFUSAL_MESSAGE = /too (large|deep|big)|nesting depth|exceeds maximum|larger than the maximum|larger than \d+/i
 
@@ -53,7 +57,7 @@ export const refusalOf = (error: unknown): string | null => {
     : writeErrors && typeof writeErrors === 'object' ? writeErrors as { code?: unknown; errmsg?: unknown } : undefined
   const code = typeof first?.code === 'number' ? first.code : error instanceof MongoServerError ? error.code : undefined
   const message = typeof first?.errmsg === 'string' ? first.errmsg : error.message
-  if (typeof code === 'number' && TOO_LARGE_CODES.has(code)) return message
+  if (typeof code === 'number' && REFUSED_CODES.has(code)) return message
   if ((code === 2 || code === 15 || error.name === 'BSONError' || error.name === 'MongoInvalidArgumentError') && REFUSAL_MESSAGE.test(message)) return message
   return null
 }

@@ -25,6 +25,8 @@ t.test('the server\'s refusals of a document are told apart from everything that
   const bulk = Object.assign(new Error('bulk write failed'), { writeErrors: [{ index: 3, code: 17419, errmsg: 'Resulting document after update is larger than 16777216' }] })
   t.match(refusalOf(bulk), /larger than 16777216/)
   t.equal(refusedIndex(bulk), 3, 'the operation at fault within the bulk write')
+  t.match(refusalOf(new MongoServerError({ message: 'Document failed validation', code: 121 })), /failed validation/, 'a validator\'s refusal')
+  t.match(refusalOf(new MongoServerError({ message: 'key too large to index', code: 17280 })), /key too large/, 'an index key over the limit')
   t.match(refusalOf(new RangeError('Maximum call stack size exceeded')), /too deeply nested/)
   t.equal(refusalOf(new MongoNetworkError('connection reset')), null, 'a lost connection is not a refusal')
   t.equal(refusalOf(new MongoServerError({ message: 'WriteConflict', code: 112 })), null, 'a write conflict is not a refusal')

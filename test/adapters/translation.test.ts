@@ -1,4 +1,5 @@
 import t from 'tap'
+import { Metadata } from '@grpc/grpc-js'
 import {
   CancelledError, DeadlineExceededError, MaxAppendSizeExceededError, NO_STREAM, StreamDeletedError, StreamNotFoundError,
   UnavailableError, UnknownError, WrongExpectedVersionError,
@@ -35,6 +36,12 @@ t.test('EventStoreDB read and transport errors become ours; others pass unchange
     t.ok(toEventLogError(unknown) instanceof Unavailable, `"${reply}" is Unavailable`)
     t.ok(toWriteError(unknown, 's', 'any', 1) instanceof Unavailable, `"${reply}" is Unavailable on the write side`)
   }
+  for (const [code, name] of [[8, 'RESOURCE_EXHAUSTED'], [10, 'ABORTED']] as const) {
+    const raw = Object.assign(new Error(`${code} ${name}: try again`), { code, details: 'try again', metadata: new Metadata() })
+    t.ok(toEventLogError(raw) instanceof Unavailable, `a raw gRPC ${name} is Unavailable`)
+  }
+  const tooLarge = Object.assign(new Error('8 RESOURCE_EXHAUSTED: Received message larger than max'), { code: 8, details: 'Received message larger than max', metadata: new Metadata() })
+  t.notOk(toEventLogError(tooLarge) instanceof Unavailable, 'a message over the channel limit is not')
   const other = new RangeError('x')
   t.equal(toEventLogError(other), other)
 })
