@@ -10,6 +10,7 @@ import type { RateWindow } from './auth/rate-limit.js'
 import type { TokenResolver } from './ingestion/environments.js'
 import type { InsightResults } from './insights/results.js'
 import type { LiveInsights } from './insights/live/live-insights.js'
+import type { StoreWaits } from './http/store-gate.js'
 
 export type HttpRole = 'api' | 'ingest'
 
@@ -48,6 +49,10 @@ export interface AppDeps {
   readonly liveInsightsMaxEntries?: number
   /** How often live insights look again for the queries that saved insights keep; `RESCAN_MS` unless given. */
   readonly liveInsightsRescanMs?: number
+  /** The stores this process has not reached since it started: requests that need them are refused with 503 until they answer. */
+  readonly storeWaits?: StoreWaits
+  /** How long `/_health` waits for each store; `PROBE_TIMEOUT_MS` unless given. */
+  readonly healthProbeTimeoutMs?: number
 }
 
 /** What every route plugin of a feature module is given: the app's dependencies and what the app builds from them. */

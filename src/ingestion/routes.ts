@@ -7,7 +7,10 @@ import { queryOf } from '../http/zod.js'
 import { capture } from './capture.js'
 import { v1Token } from './capture-v1.js'
 import { answerPreflight } from './cors.js'
-import { decodingFailed, internalError, tooLarge, unknownToken } from './errors.js'
+import { decodingFailed, internalError, tooLarge, unavailable, unknownToken } from './errors.js'
+import { isLoggedFailure, retryAfterOf } from '../http/errors.js'
+import { StoresNotReached } from '../http/store-gate.js'
+import { isTransientStoreError } from '../kernel/storage-errors.js'
 import { CaptureError } from '../http/capture-error.js'
 import { TokenResolver } from './environments.js'
 import { DecodePool } from './decode-pool.js'
@@ -47,6 +50,7 @@ export const useRawBodies = (app: FastifyInstance): void => {
 
 const toCaptureError = (error: unknown): CaptureError => {
   if (error instanceof CaptureError) return error
+  if (error instanceof StoresNotReached || isTransientStoreError(error)) return unavailable()
   const status = (error as { statusCode?: number }).statusCode
   if (status === 413) return tooLarge('request body is too large')
   if (status === 400 || status === 415) return decodingFailed((error as Error).message)
@@ -57,7 +61,8 @@ const toCaptureError = (error: unknown): CaptureError => {
 export const useCaptureErrors = (app: FastifyInstance): void => {
   app.setErrorHandler((error, request, reply) => {
     const refusal = toCaptureError(error)
-    if (refusal.status >= 500) request.log.error({ err: error }, 'capture failed')
+    if (refusal.status === 503) void reply.header('retry-after', String(retryAfterOf(error) ?? 1))
+    if (isLoggedFailure(refusal.status, error)) request.log.error({ err: error }, 'capture failed')
     return reply.status(refusal.status).send(refusal.body)
   })
 }
