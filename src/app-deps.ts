@@ -11,6 +11,7 @@ import type { TokenResolver } from './ingestion/environments.js'
 import type { InsightResults } from './insights/results.js'
 import type { LiveInsights } from './insights/live/live-insights.js'
 import type { AdmissionBounds } from './http/admission.js'
+import type { StoreWaits } from './http/store-gate.js'
 
 export type HttpRole = 'api' | 'ingest'
 
@@ -51,6 +52,10 @@ export interface AppDeps {
   readonly liveInsightsRescanMs?: number
   /** Admission control's bounds (see `useAdmission`); none admits every request. */
   readonly admission?: AdmissionBounds
+  /** The stores this process has not reached since it started: requests that need them are refused with 503 until they answer. */
+  readonly storeWaits?: StoreWaits
+  /** How long `/_health` waits for each store; `PROBE_TIMEOUT_MS` unless given. */
+  readonly healthProbeTimeoutMs?: number
 }
 
 /** What every route plugin of a feature module is given: the app's dependencies and what the app builds from them. */

@@ -13,6 +13,7 @@ import { capConnectionsPerAddress, CONNECTIONS_PER_ADDRESS } from './http/connec
 import { answerFrameworkError, useErrorHandling } from './http/errors.js'
 import { healthRoutes } from './http/health.js'
 import { awaitCaughtUpForReads } from './http/caught-up.js'
+import { awaitStores } from './http/store-gate.js'
 import { StoreFaults } from './http/store-faults.js'
 import { boundJsonDepth } from './http/json-depth.js'
 import { answerOversizedBodies } from './http/oversized-bodies.js'
@@ -84,6 +85,7 @@ export const buildApp = async (deps: AppDeps): Promise<FastifyInstance> => {
     done()
   })
   useCors(app)
+  if (deps.storeWaits) awaitStores(app, deps.storeWaits)
   const authFailureLimits = deps.authFailureLimits ?? AUTH_FAILURE_LIMITS
   if (authFailureLimits.length > 0) {
     throttleFailedAuthentication(app, authFailureLimits, (request) =>
@@ -91,7 +93,7 @@ export const buildApp = async (deps: AppDeps): Promise<FastifyInstance> => {
   }
   useAuth(app, deps)
   if (deps.rateLimits && deps.rateLimits.length > 0) useRateLimits(app, new KeyRateLimiter(deps.rateLimits))
-  await app.register(healthRoutes, { ...deps, faults })
+  await app.register(healthRoutes, { ...deps, faults, ...(deps.storeWaits ? { waits: deps.storeWaits } : {}), ...(deps.healthProbeTimeoutMs ? { probeTimeoutMs: deps.healthProbeTimeoutMs } : {}) })
   // Routes append through `log`, whose appends admission control times.
   const appends = new AppendWatch()
   const log = appends.watched(deps.log)

@@ -4,6 +4,12 @@ import { z } from 'zod'
 import { parseRateLimits } from './auth/rate-limit.js'
 import { refusedEsdbOption } from './eventlog/esdb-options.js'
 
+/** Whole milliseconds from `min` to `max`, worded the same way for every such setting. */
+const milliseconds = (min: number, max: number) => {
+  const words = `must be a whole number of milliseconds from ${min} to ${max}`
+  return z.coerce.number({ error: words }).int(words).min(min, words).max(max, words)
+}
+
 const Env = z.object({
   PORT: z.coerce.number({ error: 'must be a whole number from 0 to 65535' }).int('must be a whole number from 0 to 65535')
     .min(0, 'must be a whole number from 0 to 65535').max(65535, 'must be a whole number from 0 to 65535').default(8000),
@@ -87,6 +93,20 @@ const Env = z.object({
   /** What `Retry-After` tells a client refused for load, in seconds. */
   HEDGELOG_ADMIT_RETRY_AFTER_S: z.coerce.number({ error: 'must be a whole number from 1 to 3600' }).int('must be a whole number from 1 to 3600')
     .min(1, 'must be a whole number from 1 to 3600').max(3600, 'must be a whole number from 1 to 3600').default(2),
+  /** How long a CLI command waits for EventStoreDB or MongoDB to answer before it gives up (ms); `serve` waits as long as it takes. */
+  HEDGELOG_STORE_WAIT_MS: milliseconds(0, 3_600_000).default(15_000),
+  /** How long `/_health` waits for each store to answer before it reports the store as not answering. */
+  HEDGELOG_HEALTH_PROBE_TIMEOUT_MS: milliseconds(50, 900).default(500),
+  /** gRPC deadline of each EventStoreDB read and subscription call (the client's `defaultDeadline`, unless the URL sets it). */
+  HEDGELOG_EVENTSTORE_DEADLINE_MS: milliseconds(100, 600_000).default(10_000),
+  /** How long an EventStoreDB append may take before its outcome counts as unknown (503, retried with the same event ids). */
+  HEDGELOG_EVENTSTORE_APPEND_DEADLINE_MS: milliseconds(100, 600_000).default(10_000),
+  /** How long a MongoDB operation waits for a usable server (`serverSelectionTimeoutMS`, unless the URL sets it). */
+  HEDGELOG_MONGO_SERVER_SELECTION_TIMEOUT_MS: milliseconds(100, 600_000).default(10_000),
+  /** How long opening a connection to a MongoDB server may take (`connectTimeoutMS`, unless the URL sets it). */
+  HEDGELOG_MONGO_CONNECT_TIMEOUT_MS: milliseconds(100, 600_000).default(5_000),
+  /** How long a MongoDB socket may wait for an answer (`socketTimeoutMS`, unless the URL sets it); 0 waits for ever. */
+  HEDGELOG_MONGO_SOCKET_TIMEOUT_MS: milliseconds(0, 3_600_000).default(60_000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], { error: 'must be one of fatal, error, warn, info, debug, trace, silent' }).default('info'),
 })
 

@@ -44,7 +44,8 @@ const USAGE = `usage: hedgelog <command>
   export --environment ID [--since X] [--until X]  ingested events as NDJSON on stdout, in log order
   import --environment ID [--chunk-lines N] FILE|-  NDJSON through the historical-migration path; rerun to resume
 
-environment: PORT, HOST, HEDGELOG_DATA_DIR, HEDGELOG_EVENTSTORE_URL, HEDGELOG_MONGO_URL, LOG_LEVEL`
+environment: PORT, HOST, HEDGELOG_DATA_DIR, HEDGELOG_EVENTSTORE_URL, HEDGELOG_MONGO_URL, HEDGELOG_STORE_WAIT_MS, LOG_LEVEL
+             (docs/operations.md lists the timeouts)`
 
 
 const serve = async (config: Config, args: string[]): Promise<void> => {
@@ -66,6 +67,10 @@ const serve = async (config: Config, args: string[]): Promise<void> => {
     logger.warn({ err: error }, 'could not remove the scratch space of stopped replays')
   }
   logger.info({ roles, address: service.address, eventLog: service.log.kind, readStore: service.store.kind }, 'hedgelog started')
+  void service.failed.then((error) => {
+    process.stderr.write(`hedgelog: ${error instanceof StorageError || error.name === 'NotAReplicaSet' ? error.message : error.stack ?? error.message}\n`)
+    process.exit(1)
+  })
   closeWithGrace({ delay: 10_000 }, async ({ signal, err }) => {
     if (err) logger.error({ err }, 'shutting down after an error')
     else logger.info({ signal }, 'shutting down')

@@ -9,6 +9,7 @@ import { ownFilesOf } from './readstore/sqlite-shards.js'
 import { allProjectors } from './modules.js'
 import { SqliteFile, type SqliteFileOptions } from './readstore/sqlite-file.js'
 import { isBrokenStoreError } from './kernel/storage-errors.js'
+import { StoresNotAnswering, waitForStores, type StoreProbe } from './store-wait.js'
 
 /** Storage that cannot be used as configured; the message says what and where, in one line. */
 export class StorageError extends Error {
@@ -80,29 +81,84 @@ const openSqliteReadStore = (path: string, options: OpenStorageOptions): SqliteR
   return new SqliteReadStore({ ...storeOptions(path, options), openFile, ownFiles: ownFilesOf(allProjectors) })
 }
 
-/** The event log the configuration names: EventStoreDB when its URL is set, else the SQLite file. */
-export const openEventLog = async (config: Config, options: Pick<OpenStorageOptions, 'commitThread'> = {}): Promise<EventLog> =>
-  config.HEDGELOG_EVENTSTORE_URL
-    ? (await import('./eventlog/esdb.js')).EsdbEventLog.connect(config.HEDGELOG_EVENTSTORE_URL)
-    : openSqliteEventLog(config.eventLogPath, options.commitThread === true)
+/** A connection string without its password, to print. */
+const printable = (url: string): string => url.replace(/\/\/([^:@/]+):[^@/]*@/, '//$1:***@')
 
-/** The read store the configuration names: MongoDB when its URL is set, else the SQLite file. */
-export const openReadStore = async (config: Config, options: OpenStorageOptions = {}): Promise<ReadStore> => {
-  if (!config.HEDGELOG_MONGO_URL) return openSqliteReadStore(config.readStorePath, options)
+/** The event log the configuration names, not yet connected: EventStoreDB when its URL is set, else the SQLite file. */
+const eventLogOf = async (config: Config, commitThread: boolean): Promise<{ log: EventLog; probes: StoreProbe[] }> => {
+  const url = config.HEDGELOG_EVENTSTORE_URL
+  if (!url) return { log: openSqliteEventLog(config.eventLogPath, commitThread), probes: [] }
+  const { EsdbEventLog } = await import('./eventlog/esdb.js')
+  const log = EsdbEventLog.connect(url, { deadlineMs: config.HEDGELOG_EVENTSTORE_DEADLINE_MS, appendDeadlineMs: config.HEDGELOG_EVENTSTORE_APPEND_DEADLINE_MS })
+  return { log, probes: [{ what: `the event log (EventStoreDB at ${printable(url)})`, check: async () => { await log.headPosition() } }] }
+}
+
+/** The read store the configuration names, not yet connected: MongoDB when its URL is set, else the SQLite file. */
+const readStoreOf = async (config: Config, options: OpenStorageOptions): Promise<{ store: ReadStore; probes: StoreProbe[] }> => {
+  const url = config.HEDGELOG_MONGO_URL
+  if (!url) return { store: openSqliteReadStore(config.readStorePath, options), probes: [] }
   const { MongoReadStore, NotAReplicaSet } = await import('./readstore/mongo.js')
+  const store = MongoReadStore.open(url, config.HEDGELOG_MONGO_DATABASE, {
+    serverSelectionMs: config.HEDGELOG_MONGO_SERVER_SELECTION_TIMEOUT_MS, connectMs: config.HEDGELOG_MONGO_CONNECT_TIMEOUT_MS, socketMs: config.HEDGELOG_MONGO_SOCKET_TIMEOUT_MS,
+  })
+  return { store, probes: [{ what: `the read store (MongoDB at ${printable(url)})`, check: () => store.verify(), fatal: (error) => error instanceof NotAReplicaSet }] }
+}
+
+/** Stores as configured, and the probes of those that are servers; nothing is asked of a server yet. */
+export interface LazyStorage {
+  readonly log: EventLog
+  readonly store: ReadStore
+  /** One per server (EventStoreDB, MongoDB); none for the embedded files. */
+  readonly probes: readonly StoreProbe[]
+}
+
+/** Opens the embedded files, and clients of the servers without waiting for them to answer. */
+export const openStoresLazily = async (config: Config, options: OpenStorageOptions = {}): Promise<LazyStorage> => {
+  const { log, probes: logProbes } = await eventLogOf(config, options.commitThread === true)
   try {
-    return await MongoReadStore.connect(config.HEDGELOG_MONGO_URL, config.HEDGELOG_MONGO_DATABASE)
+    const { store, probes } = await readStoreOf(config, options)
+    return { log, store, probes: [...logProbes, ...probes] }
   } catch (error) {
-    throw error instanceof NotAReplicaSet ? new StorageError(error.message) : error
+    await log.close()
+    throw error
   }
 }
 
-export const openStorage = async (config: Config, options: OpenStorageOptions = {}): Promise<{ log: EventLog; store: ReadStore }> => {
-  const log = await openEventLog(config, options)
+/**
+ * Waits up to HEDGELOG_STORE_WAIT_MS for `probes` to answer, for a command that cannot work
+ * without them; a server that never does, or can never serve, is a StorageError in one line.
+ */
+const answering = async (config: Config, probes: readonly StoreProbe[]): Promise<void> => {
+  const { NotAReplicaSet } = config.HEDGELOG_MONGO_URL ? await import('./readstore/mongo.js') : { NotAReplicaSet: null }
   try {
-    return { log, store: await openReadStore(config, options) }
+    await waitForStores(probes, { probeTimeoutMs: Math.max(1000, config.HEDGELOG_STORE_WAIT_MS), giveUpAfterMs: config.HEDGELOG_STORE_WAIT_MS })
+  } catch (error) {
+    if (error instanceof StoresNotAnswering || (NotAReplicaSet && error instanceof NotAReplicaSet)) throw new StorageError((error as Error).message)
+    throw error
+  }
+}
+
+/** The event log the configuration names, once it answers (see `answering`). */
+export const openEventLog = async (config: Config, options: Pick<OpenStorageOptions, 'commitThread'> = {}): Promise<EventLog> => {
+  const { log, probes } = await eventLogOf(config, options.commitThread === true)
+  try {
+    await answering(config, probes)
+    return log
   } catch (error) {
     await log.close()
+    throw error
+  }
+}
+
+/** Both stores the configuration names, once they answer (see `answering`). */
+export const openStorage = async (config: Config, options: OpenStorageOptions = {}): Promise<{ log: EventLog; store: ReadStore }> => {
+  const { log, store, probes } = await openStoresLazily(config, options)
+  try {
+    await answering(config, probes)
+    return { log, store }
+  } catch (error) {
+    await log.close()
+    await store.close()
     throw error
   }
 }

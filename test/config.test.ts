@@ -44,3 +44,17 @@ t.test('the bounds per client address have defaults and refuse bad values', asyn
   t.throws(() => loadConfig({ HEDGELOG_AUTH_FAILURE_LIMITS: 'many' }), { message: /^invalid configuration: HEDGELOG_AUTH_FAILURE_LIMITS / })
   t.throws(() => loadConfig({ HEDGELOG_CONNECTIONS_PER_ADDRESS: '-1' }), { message: /^invalid configuration: HEDGELOG_CONNECTIONS_PER_ADDRESS / })
 })
+
+t.test('the waits and deadlines for the stores have defaults and refuse bad values', async (t) => {
+  const defaults = loadConfig({})
+  t.equal(defaults.HEDGELOG_STORE_WAIT_MS, 15_000)
+  t.equal(defaults.HEDGELOG_HEALTH_PROBE_TIMEOUT_MS, 500)
+  t.equal(defaults.HEDGELOG_EVENTSTORE_DEADLINE_MS, 10_000)
+  t.equal(defaults.HEDGELOG_EVENTSTORE_APPEND_DEADLINE_MS, 10_000)
+  t.equal(defaults.HEDGELOG_MONGO_SERVER_SELECTION_TIMEOUT_MS, 10_000)
+  t.equal(defaults.HEDGELOG_MONGO_CONNECT_TIMEOUT_MS, 5_000)
+  t.equal(defaults.HEDGELOG_MONGO_SOCKET_TIMEOUT_MS, 60_000)
+  t.throws(() => loadConfig({ HEDGELOG_HEALTH_PROBE_TIMEOUT_MS: '2000' }), new ConfigError('invalid configuration: HEDGELOG_HEALTH_PROBE_TIMEOUT_MS must be a whole number of milliseconds from 50 to 900 (got "2000")'))
+  t.throws(() => loadConfig({ HEDGELOG_EVENTSTORE_DEADLINE_MS: 'soon' }), { message: /^invalid configuration: HEDGELOG_EVENTSTORE_DEADLINE_MS must be a whole number of milliseconds/ })
+  t.throws(() => loadConfig({ HEDGELOG_STORE_WAIT_MS: '-1' }), { message: /^invalid configuration: HEDGELOG_STORE_WAIT_MS / })
+})

@@ -1,6 +1,8 @@
 import { parentPort, workerData } from 'node:worker_threads'
 import { positionToString } from '../../src/eventlog/port.js'
-import { openStorage } from '../../src/storage.js'
+import { openStoresLazily } from '../../src/storage.js'
+import { waitForStores } from '../../src/store-wait.js'
+import { isTransientStoreError } from '../../src/kernel/storage-errors.js'
 import { lowerThreadPriority } from '../../src/kernel/thread-priority.js'
 import { allProjectors } from '../../src/modules.js'
 import { ProjectionSet } from '../projection-set.js'
@@ -23,8 +25,14 @@ const worked = collectWhenQuiet(3000)
 const refused = lowerThreadPriority(config.HEDGELOG_PROJECTION_NICE)
 if (refused) send({ type: 'log', level: 'warn', fields: { err: errorText(refused) }, message: 'could not lower the projection thread priority' })
 
-const { log, store } = await openStorage(config)
-const projections = new ProjectionSet({
+const { log, store, probes } = await openStoresLazily(config)
+/** Until every store has answered; a store that stopped answering is told once, without a stack. */
+const storesAnswer = () => waitForStores(probes, {
+  probeTimeoutMs: config.HEDGELOG_HEALTH_PROBE_TIMEOUT_MS,
+  onWaiting: (what, reason) => send({ type: 'log', level: 'warn', fields: { projections: names, reason }, message: `projection thread waiting for ${what} to answer` }),
+})
+
+const projectionSet = (): ProjectionSet => new ProjectionSet({
   log, store,
   registry: new ProjectionRegistry(store),
   projectors: allProjectors.filter((projector) => names.includes(projector.name)),
@@ -40,6 +48,7 @@ const projections = new ProjectionSet({
   onLive: (name) => send({ type: 'live', name }),
   onProgress: (projection, position, head) => send({ type: 'log', level: 'info', fields: { projection, position, head }, message: 'projection catching up with the event log' }),
 })
+let projections = projectionSet()
 
 const answer = async (message: Extract<ToThread, { type: 'request' }>): Promise<void> => {
   try {
@@ -66,5 +75,17 @@ port.on('message', (message: ToThread) => {
   if (message.type === 'wake') (log as { notifyExternalCommit?: () => void }).notifyExternalCommit?.()
   else void answer(message)
 })
-await projections.start()
+// A store that stops answering while the projections start is waited for again, and they start afresh.
+for (;;) {
+  await storesAnswer()
+  try {
+    await projections.start()
+    break
+  } catch (error) {
+    if (!isTransientStoreError(error)) throw error
+    send({ type: 'log', level: 'warn', fields: { projections: names, reason: errorText(error) }, message: 'a store stopped answering while the projections started; starting them again once it answers' })
+    await projections.stop()
+    projections = projectionSet()
+  }
+}
 send({ type: 'started' })

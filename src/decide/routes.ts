@@ -2,8 +2,8 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import type { z } from 'zod'
 import { queryOf } from '../http/zod.js'
 import { isJsonObject, type EventLog, type JsonObject } from '../eventlog/port.js'
-import { DomainError, Overloaded } from '../kernel/errors.js'
-import { toHttpError } from '../http/errors.js'
+import { DomainError } from '../kernel/errors.js'
+import { isLoggedFailure, retryAfterOf, toHttpError } from '../http/errors.js'
 import { randomUuid } from '../kernel/ids.js'
 import { decodeIngestBody } from '../ingestion/decode.js'
 import { answerPreflight } from '../ingestion/cors.js'
@@ -91,7 +91,9 @@ export const decideRoutes: FastifyPluginAsync<DecideDeps> = async (app, deps) =>
   useRawBodies(app)
   app.setErrorHandler((error, request, reply) => {
     const { status, body } = toHttpError(asDecideRefusal(error), request)
-    if (status >= 500 && !(error instanceof Overloaded)) request.log.error({ err: error }, 'decide failed')
+    const retryAfter = retryAfterOf(error)
+    if (retryAfter !== undefined) void reply.header('retry-after', String(retryAfter))
+    if (isLoggedFailure(status, error)) request.log.error({ err: error }, 'decide failed')
     return reply.status(status).send(body)
   })
 

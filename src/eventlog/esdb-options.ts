@@ -20,3 +20,15 @@ export const refusedEsdbOption = (connectionString: string): string | null => {
   }
   return null
 }
+
+/**
+ * The connection string with `defaultDeadline` (the client's gRPC deadline of every call that is
+ * given none) set to `ms`, unless it already names one: a deadline in the URL is the operator's.
+ */
+export const withDefaultDeadline = (connectionString: string, ms: number): string => {
+  const query = connectionString.indexOf('?')
+  const pairs = query < 0 ? [] : connectionString.slice(query + 1).split('&')
+  if (pairs.some((pair) => flat(pair.split('=')[0] ?? '') === 'defaultdeadline')) return connectionString
+  const separator = query < 0 ? '?' : connectionString.endsWith('?') || connectionString.endsWith('&') ? '' : '&'
+  return `${connectionString}${separator}defaultDeadline=${ms}`
+}

@@ -3,7 +3,7 @@ import {
   WrongExpectedVersionError, jsonEvent, type ExpectedRevision as ClientExpectedRevision, type ReadRevision,
 } from '@eventstore/db-client'
 import { assertDeleteExpectation, recordSize, validateEvent } from './append-rules.js'
-import { refusedEsdbOption } from './esdb-options.js'
+import { refusedEsdbOption, withDefaultDeadline } from './esdb-options.js'
 import { EventLogError, MaxAppendSizeExceeded, Unavailable, WrongExpectedVersion } from './errors.js'
 import {
   asCommandError, esdbSubscription, fromClientPosition, fromClientRecord, isSystemRecord, positionOf, records, toEventLogError, toReadPosition,
@@ -56,11 +56,16 @@ export class EsdbEventLog implements EventLog {
 
   constructor(private readonly client: EventStoreDBClient, private readonly appendDeadlineMs = APPEND_DEADLINE_MS) {}
 
-  /** The client connects lazily, on the first call; `esdb://host:2113?tls=false` for a dev node. */
-  static connect(connectionString: string, options: { appendDeadlineMs?: number } = {}): EsdbEventLog {
+  /**
+   * The client connects lazily, on the first call; `esdb://host:2113?tls=false` for a dev node.
+   * `deadlineMs` is the gRPC deadline of reads and subscription calls (10 s when not given),
+   * `appendDeadlineMs` that of appends.
+   */
+  static connect(connectionString: string, options: { appendDeadlineMs?: number; deadlineMs?: number } = {}): EsdbEventLog {
     const refused = refusedEsdbOption(connectionString)
     if (refused) throw new TypeError(`EventStoreDB connection string refused: ${refused}`)
-    return new EsdbEventLog(EventStoreDBClient.connectionString(connectionString), options.appendDeadlineMs)
+    const url = options.deadlineMs === undefined ? connectionString : withDefaultDeadline(connectionString, options.deadlineMs)
+    return new EsdbEventLog(EventStoreDBClient.connectionString(url), options.appendDeadlineMs)
   }
 
   /** The client would quietly open a new channel after dispose(). */

@@ -3,6 +3,7 @@ import { ZodError } from 'zod'
 import { DomainError, Overloaded, type ErrorType } from '../kernel/errors.js'
 import { Throttled } from '../auth/rate-limit.js'
 import { isBrokenStoreError, isTransientStoreError } from '../kernel/storage-errors.js'
+import { StoresNotReached } from './store-gate.js'
 
 export interface ErrorBody {
   readonly type: ErrorType
@@ -39,7 +40,7 @@ export const toHttpError = (error: unknown, request: FastifyRequest): { status: 
   if (error instanceof ZodError) {
     return { status: 400, body: fromZod(error, request, (error as { validationContext?: string }).validationContext) }
   }
-  if (isTransientStoreError(error) || isBrokenStoreError(error)) {
+  if (error instanceof StoresNotReached || isTransientStoreError(error) || isBrokenStoreError(error)) {
     return { status: 503, body: body('server_error', 'service_unavailable', 'Storage is unavailable at the moment. Please retry shortly.') }
   }
   const fastifyError = error as Partial<FastifyError>
@@ -67,12 +68,27 @@ export const answerFrameworkError = (error: FastifyError, request: FastifyReques
   }
 }
 
+/** Seconds before a store that failed for a passing reason is worth asking again. */
+const STORE_RETRY_AFTER_SECONDS = 2
+
+/** Seconds a client should wait before sending again what failed with `error`, when waiting can help. */
+export const retryAfterOf = (error: unknown): number | undefined => {
+  if (error instanceof Throttled) return error.retryAfterSeconds
+  if (error instanceof DomainError) return error.retryAfter
+  if (error instanceof StoresNotReached) return error.retryAfter
+  return isTransientStoreError(error) ? STORE_RETRY_AFTER_SECONDS : undefined
+}
+
+/** A server error worth a line in the log: not a request refused while the stores are still awaited (one line said so), nor one refused for load. */
+export const isLoggedFailure = (status: number, error: unknown): boolean =>
+  status >= 500 && !(error instanceof StoresNotReached) && !(error instanceof Overloaded)
+
 export const useErrorHandling = (app: FastifyInstance): void => {
   app.setErrorHandler((error, request, reply) => {
     const { status, body: payload } = toHttpError(error, request)
-    if (error instanceof Throttled) void reply.header('retry-after', String(error.retryAfterSeconds))
-    else if (error instanceof DomainError && error.retryAfter !== undefined) void reply.header('retry-after', String(error.retryAfter))
-    if (status >= 500 && !(error instanceof Overloaded)) request.log.error({ err: error }, 'request failed')
+    const retryAfter = retryAfterOf(error)
+    if (retryAfter !== undefined) void reply.header('retry-after', String(retryAfter))
+    if (isLoggedFailure(status, error)) request.log.error({ err: error }, 'request failed')
     return reply.status(status).send(payload)
   })
   app.setNotFoundHandler((_request, reply) => reply.status(404).send(body('invalid_request', 'not_found', 'Not found.')))

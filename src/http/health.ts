@@ -1,9 +1,11 @@
-import type { FastifyPluginAsync } from 'fastify'
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify'
 import type { EventLog, Position } from '../eventlog/port.js'
 import { lagBehind } from '../readstore/names.js'
 import type { ReadStore } from '../readstore/port.js'
 import type { Projections, ProjectionStatus } from '../readstore/projections.js'
 import type { StoreFaults } from './store-faults.js'
+import type { StoreWaits } from './store-gate.js'
+import { within } from '../kernel/within.js'
 
 export interface HealthDeps {
   readonly log: EventLog
@@ -12,7 +14,14 @@ export interface HealthDeps {
   readonly projections?: Projections
   /** Storage failures that requests met. */
   readonly faults?: StoreFaults
+  /** The stores this process still waits for since it started; none when not given. */
+  readonly waits?: StoreWaits
+  /** How long each store may take to answer health's probe (default 500 ms), so health answers within a second. */
+  readonly probeTimeoutMs?: number
 }
+
+/** Default of `probeTimeoutMs`. */
+export const PROBE_TIMEOUT_MS = 500
 
 /** Quarantined events listed in one answer, at most; the count is always whole. */
 const LISTED_QUARANTINE = 20
@@ -64,23 +73,43 @@ export const projectionProblems = (name: string, s: ProjectionStatus): string[] 
  * otherwise 503 naming each problem. Each projection reports the commit position it has applied,
  * how far the head is ahead of it, and what it quarantined; a rebuilding one its progress.
  */
-export const healthRoutes: FastifyPluginAsync<HealthDeps> = async (app, { log, store, projections, faults }) => {
+export const healthRoutes: FastifyPluginAsync<HealthDeps> = async (app, { log, store, projections, faults, waits, probeTimeoutMs = PROBE_TIMEOUT_MS }) => {
+  /** The store's failure in one line, or null when it answered in time; logged without a stack, since it says all there is. */
+  const probe = (name: string, work: Promise<unknown>, request: FastifyRequest): Promise<string | null> => within(probeTimeoutMs, work).then(
+    () => null,
+    (error: unknown) => {
+      const reason = error instanceof Error ? error.message.split('\n')[0]! : String(error)
+      request.log.warn({ reason }, `${name} unavailable`)
+      return reason
+    },
+  )
+
   app.get('/_health', async (request, reply) => {
+    const waiting = waits?.missing() ?? []
+    if (waiting.length > 0) {
+      return reply.status(503).send({
+        status: 'error', eventLog: log.kind, readStore: store.kind, projections: {}, problems: waiting.map((what) => `waiting for ${what}: it has not answered since the start`),
+      })
+    }
     const problems: string[] = []
-    await log.headPosition().catch((error: unknown) => { problems.push('eventLog'); request.log.error({ err: error }, 'event log unavailable') })
-    await store.checkpoint('health').catch((error: unknown) => { problems.push('readStore'); request.log.error({ err: error }, 'read store unavailable') })
+    const [logFailure, storeFailure] = await Promise.all([probe('event log', log.headPosition(), request), probe('read store', store.checkpoint('health'), request)])
+    if (logFailure !== null) problems.push('eventLog')
+    if (storeFailure !== null) problems.push('readStore')
     const fault = faults?.recent()
     if (fault) problems.push(`storage failed ${fault.secondsAgo} s ago: ${fault.message}`)
-    const head = problems.length === 0 ? await log.headPosition().catch(() => null) : null
-    const status = problems.length === 0 && projections ? withHead(await projections.status(), head) : {}
-    for (const [name, s] of Object.entries(status)) {
-      // A projection still catching up is reported as rebuilding, with its progress, not as behind.
-      const behind = s.lag > 0 && s.status === 'live' ? await secondsBehind(log, s.position).catch(() => 0) : 0
-      if (behind > MAX_BEHIND_SECONDS) problems.push(`projection ${name} is ${behind} s behind the event log`)
-    }
-    for (const [name, s] of Object.entries(status)) problems.push(...projectionProblems(name, s))
+    // Both stores answered within the probe's time; what follows reads them again, under the same bound.
+    const details = problems.length === 0 && projections
+      ? await within(probeTimeoutMs, projectionDetails(log, projections)).catch((error: unknown) => {
+        problems.push(`projection status did not answer in time: ${error instanceof Error ? error.message : String(error)}`)
+        return null
+      })
+      : null
+    const status = details?.status ?? {}
+    problems.push(...(details?.problems ?? []))
     const rebuilding = Object.entries(status).filter(([, s]) => s.status === 'starting' || s.status === 'catching_up')
-    const quarantined = Object.values(status).some((s) => s.quarantined > 0) ? (await projections!.quarantined()).slice(0, LISTED_QUARANTINE) : []
+    const quarantined = Object.values(status).some((s) => s.quarantined > 0)
+      ? (await within(probeTimeoutMs, projections!.quarantined()).catch(() => [])).slice(0, LISTED_QUARANTINE)
+      : []
     return reply.status(problems.length === 0 ? 200 : 503).send({
       status: problems.length === 0 ? 'ok' : problems.length === rebuilding.length ? 'rebuilding' : 'error',
       eventLog: log.kind,
@@ -95,4 +124,18 @@ export const healthRoutes: FastifyPluginAsync<HealthDeps> = async (app, { log, s
         : {}),
     })
   })
+}
+
+/** Each projection's status as of the log's head, and what is wrong with each. */
+const projectionDetails = async (log: EventLog, projections: Projections): Promise<{ status: Record<string, ProjectionStatus>; problems: string[] }> => {
+  const head = await log.headPosition().catch(() => null)
+  const status = withHead(await projections.status(), head)
+  const problems: string[] = []
+  for (const [name, s] of Object.entries(status)) {
+    // A projection still catching up is reported as rebuilding, with its progress, not as behind.
+    const behind = s.lag > 0 && s.status === 'live' ? await secondsBehind(log, s.position).catch(() => 0) : 0
+    if (behind > MAX_BEHIND_SECONDS) problems.push(`projection ${name} is ${behind} s behind the event log`)
+  }
+  for (const [name, s] of Object.entries(status)) problems.push(...projectionProblems(name, s))
+  return { status, problems }
 }

@@ -8,6 +8,9 @@ import { capture } from './capture.js'
 import { v1Token } from './capture-v1.js'
 import { answerPreflight } from './cors.js'
 import { decodingFailed, internalError, tooLarge, unavailable, unknownToken } from './errors.js'
+import { isLoggedFailure, retryAfterOf } from '../http/errors.js'
+import { StoresNotReached } from '../http/store-gate.js'
+import { isTransientStoreError } from '../kernel/storage-errors.js'
 import { Overloaded } from '../kernel/errors.js'
 import { CaptureError } from '../http/capture-error.js'
 import { TokenResolver } from './environments.js'
@@ -32,9 +35,6 @@ const CAPTURE_PATHS = ['/e', '/i/v0/e', '/capture', '/track', '/engage', '/batch
 
 const OK_BODY = '{"status":1}'
 
-/** What `Retry-After` says on capture's 503s (a store busy for a moment, decoding threads all taken). */
-const CAPTURE_RETRY_AFTER_SECONDS = 1
-
 /** The query parameters capture reads (the decoder reads `data`, `compression` and `ver`; `_` is sent-at; `beacon` asks for a 204). */
 const IngestQuery = queryOf('data', 'compression', 'ver', '_', 'beacon', 'ip', 'token', 'api_key')
 type IngestQuery = z.infer<typeof IngestQuery>
@@ -51,7 +51,7 @@ export const useRawBodies = (app: FastifyInstance): void => {
 
 const toCaptureError = (error: unknown): CaptureError => {
   if (error instanceof CaptureError) return error
-  if (error instanceof Overloaded) return unavailable()
+  if (error instanceof StoresNotReached || error instanceof Overloaded || isTransientStoreError(error)) return unavailable()
   const status = (error as { statusCode?: number }).statusCode
   if (status === 413) return tooLarge('request body is too large')
   if (status === 400 || status === 415) return decodingFailed((error as Error).message)
@@ -62,9 +62,8 @@ const toCaptureError = (error: unknown): CaptureError => {
 export const useCaptureErrors = (app: FastifyInstance): void => {
   app.setErrorHandler((error, request, reply) => {
     const refusal = toCaptureError(error)
-    if (refusal.status >= 500 && !(error instanceof Overloaded)) request.log.error({ err: error }, 'capture failed')
-    // Every 503 is worth a retry: say when, unless admission control has said it already.
-    if (refusal.status === 503 && !reply.hasHeader('retry-after')) void reply.header('retry-after', String(CAPTURE_RETRY_AFTER_SECONDS))
+    if (refusal.status === 503) void reply.header('retry-after', String(retryAfterOf(error) ?? 1))
+    if (isLoggedFailure(refusal.status, error)) request.log.error({ err: error }, 'capture failed')
     return reply.status(refusal.status).send(refusal.body)
   })
 }

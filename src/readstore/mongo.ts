@@ -7,6 +7,7 @@ import {
 } from './port.js'
 import { storedPath, toStored, type StoredDocument } from './mongo-keys.js'
 import { fieldsProjection, filterOf, findOptionsOf } from './mongo-query.js'
+import { mongoTimeoutOptions, type MongoTimeouts } from './mongo-timeouts.js'
 import { documentRefusal, refusalOf, refusedIndex } from './mongo-refusal.js'
 import {
   OF, STAGED, foldOperations, idOf, stagingOperations, tagOf, visibleOnly, visibleWithId, withoutMarkers, type StagingDocument,
@@ -55,22 +56,39 @@ export class MongoReadStore implements ReadStore {
   readonly kind = 'mongodb' as const
   private readonly created = new Set<string>()
 
-  private constructor(private readonly client: MongoClient, private readonly db: Db) {}
+  private constructor(private readonly client: MongoClient, private readonly db: Db, private readonly url: string) {}
 
   /**
-   * Connects and checks that the server is a replica set member (`hello` reports `setName`):
-   * read models and their checkpoint are written in one transaction, which a standalone server
-   * refuses on every commit.
+   * The store without connecting: the driver connects on the first operation, and each operation
+   * waits at most as `timeouts` say for a server. `verify` checks the server once it answers.
    */
-  static async connect(url: string, databaseName = 'hedgelog'): Promise<MongoReadStore> {
-    const client = new MongoClient(url)
-    await client.connect()
-    const hello = await client.db('admin').command({ hello: 1 }).catch(async (error: unknown) => { await client.close(); throw error })
-    if (typeof hello['setName'] !== 'string') {
-      await client.close()
-      throw new NotAReplicaSet(`MongoDB at ${redactedUrl(url)} is not a replica set member (hello reports no setName): Hedgelog needs a replica set for transactions; start mongod with --replSet and rs.initiate()`)
+  static open(url: string, databaseName = 'hedgelog', timeouts?: MongoTimeouts): MongoReadStore {
+    const client = new MongoClient(url, timeouts ? mongoTimeoutOptions(url, timeouts) : {})
+    return new MongoReadStore(client, client.db(databaseName), redactedUrl(url))
+  }
+
+  /** Connects and checks the server (see `verify`); closes the client when either fails. */
+  static async connect(url: string, databaseName = 'hedgelog', timeouts?: MongoTimeouts): Promise<MongoReadStore> {
+    const store = MongoReadStore.open(url, databaseName, timeouts)
+    try {
+      await store.verify()
+      return store
+    } catch (error) {
+      await store.close()
+      throw error
     }
-    return new MongoReadStore(client, client.db(databaseName))
+  }
+
+  /**
+   * Checks that the server is a replica set member (`hello` reports `setName`): read models and
+   * their checkpoint are written in one transaction, which a standalone server refuses on every
+   * commit. Fails as the driver does while no server answers.
+   */
+  async verify(): Promise<void> {
+    const hello = await this.client.db('admin').command({ hello: 1 })
+    if (typeof hello['setName'] !== 'string') {
+      throw new NotAReplicaSet(`MongoDB at ${this.url} is not a replica set member (hello reports no setName): Hedgelog needs a replica set for transactions; start mongod with --replSet and rs.initiate()`)
+    }
   }
 
   private collection(name: string): Collection<StoredDocument> {

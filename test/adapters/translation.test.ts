@@ -8,6 +8,8 @@ import { MaxAppendSizeExceeded, StreamDeleted, StreamNotFound, Unavailable, Wron
 import { toWriteError } from '../../src/eventlog/esdb.js'
 import { fromClientRecord, isSystemRecord, toEventLogError, toReadPosition } from '../../src/eventlog/esdb-subscription.js'
 import { fromStored, storedPath, toStored } from '../../src/readstore/mongo-keys.js'
+import { withDefaultDeadline } from '../../src/eventlog/esdb-options.js'
+import { mongoTimeoutOptions } from '../../src/readstore/mongo-timeouts.js'
 
 // The production adapters run against real servers in the contract suites when URLs are given;
 // these checks cover the translation code they share with every call, in every run.
@@ -79,4 +81,16 @@ t.test('given throwOnAppendFailure=false in any spelling, when connecting to Eve
   }
   t.equal(refusedEsdbOption('esdb://h:2113?tls=false'), null)
   t.equal(refusedEsdbOption('esdb://h:2113?tls=false&throwOnAppendFailure=true'), null)
+})
+
+t.test('the EventStoreDB deadline is added to a connection string that names none, and one it names is kept', async (t) => {
+  t.equal(withDefaultDeadline('esdb://localhost:2113', 300), 'esdb://localhost:2113?defaultDeadline=300')
+  t.equal(withDefaultDeadline('esdb://localhost:2113?tls=false', 300), 'esdb://localhost:2113?tls=false&defaultDeadline=300')
+  t.equal(withDefaultDeadline('esdb+discover://a,b?default_deadline=50', 300), 'esdb+discover://a,b?default_deadline=50')
+})
+
+t.test('MongoDB timeouts the connection string sets are left to it', async (t) => {
+  const timeouts = { serverSelectionMs: 10_000, connectMs: 5000, socketMs: 60_000 }
+  t.same(mongoTimeoutOptions('mongodb://a/?replicaSet=rs0', timeouts), { serverSelectionTimeoutMS: 10_000, connectTimeoutMS: 5000, socketTimeoutMS: 60_000 })
+  t.same(mongoTimeoutOptions('mongodb+srv://a/?serverselectiontimeoutms=2000', timeouts), { connectTimeoutMS: 5000, socketTimeoutMS: 60_000 })
 })

@@ -8,9 +8,9 @@ const OP_MSG = 2013
 /**
  * A loopback server that speaks just enough of MongoDB's wire protocol to answer the handshake and
  * `hello` as a server described by `hello` would (standalone when it has no `setName`), and `{ok: 1}`
- * to anything else. It lets the adapter's start-up checks run without a real server.
+ * to anything else, on `port` when given. It lets the adapter's start-up checks run without a real server.
  */
-export const fakeMongo = async (hello: Record<string, unknown>): Promise<{ url: string; close(): Promise<void> }> => {
+export const fakeMongo = async (hello: Record<string, unknown>, port = 0): Promise<{ url: string; close(): Promise<void> }> => {
   const answer = {
     helloOk: true, ismaster: true, isWritablePrimary: true, maxBsonObjectSize: 16 * 1024 * 1024, maxMessageSizeBytes: 48_000_000,
     maxWriteBatchSize: 100_000, localTime: new Date(), logicalSessionTimeoutMinutes: 30, connectionId: 1,
@@ -31,10 +31,10 @@ export const fakeMongo = async (hello: Record<string, unknown>): Promise<{ url: 
       }
     })
   })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as { port: number }
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve))
+  const bound = (server.address() as { port: number }).port
   return {
-    url: `mongodb://127.0.0.1:${port}/?directConnection=true&serverSelectionTimeoutMS=2000`,
+    url: `mongodb://127.0.0.1:${bound}/?directConnection=true&serverSelectionTimeoutMS=2000`,
     close: () => new Promise((resolve) => { for (const socket of sockets) socket.destroy(); server.close(() => resolve()) }),
   }
 }
