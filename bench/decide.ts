@@ -31,12 +31,17 @@ export const personProperties = {
   referrer: 'search', os: 'Linux', browser: 'Firefox', device: 'desktop', city: 'London', team: 'core', tier: 'gold',
 }
 
+/** Distinct ids of the fresh-person figure: more than decide's hash memory keeps, so none is remembered when asked again. */
+const FRESH_PEOPLE = 150_000
+
 /**
  * `/decide?v=3` on the default `serve` with 50 flags and a person with 20 stored properties, as a
  * share of a bare fastify route parsing the same POST and answering the same bytes (closed loop,
  * 64 connections, measured in turns with it), and its p99 at an open-loop rate of a quarter of the
  * bare route's rate: requests evenly spaced and timed from when each was due, with the bare
- * route's p99 at that rate beside it.
+ * route's p99 at that rate beside it. The same person is asked about each time, as an SDK does
+ * for its user; a second ratio asks about a new person each time (properties in the request),
+ * so that none of decide's bucketing hashes is remembered.
  */
 export const decideFigures = async (durationMs: number): Promise<Figure[]> => {
   const installed = await install()
@@ -58,10 +63,15 @@ export const decideFigures = async (durationMs: number): Promise<Figure[]> => {
     writeFileSync(file, JSON.stringify([{ method: 'POST', path: '/decide/', body: answer }]))
     const bare = await startBare(file)
     const bareLoad = { url: `${bare.address}/decide/?v=3`, method: 'POST', bodies: [body], connections: 64, durationMs } as const
-    const [closed, bareOpen] = await (async () => {
+    // Each request a person decide has not seen, more than its hash memory keeps, with the same properties sent in the request.
+    const freshBodies = Array.from({ length: FRESH_PEOPLE }, (_, i) => JSON.stringify({
+      token: installed.token, distinct_id: `fresh-${i}`, groups: {}, geoip_disable: true, person_properties: personProperties,
+    }))
+    const [closed, bareOpen, fresh] = await (async () => {
       try {
         const compared = await compareWithBare(bareLoad, { ...bareLoad, url })
-        return [compared, await pacedLoad({ url: bareLoad.url, method: 'POST', body, rate: compared.bare.perSecond / 4, connections: 64, durationMs })] as const
+        const paced = await pacedLoad({ url: bareLoad.url, method: 'POST', body, rate: compared.bare.perSecond / 4, connections: 64, durationMs })
+        return [compared, paced, await compareWithBare({ ...bareLoad, bodies: freshBodies }, { ...bareLoad, url, bodies: freshBodies })] as const
       } finally {
         await bare.stop()
       }
@@ -72,6 +82,7 @@ export const decideFigures = async (durationMs: number): Promise<Figure[]> => {
     return [
       measured(TARGETS.decide, closed.percent, comparisonNote(closed)),
       { name: 'bare fastify POST p99 at that open-loop rate (the generator\'s floor)', value: bareOpen.p99Ms, unit: 'ms', note: `p50 ${ms(bareOpen.p50Ms)} ms, max ${ms(bareOpen.maxMs)} ms` },
+      { name: '/decide?v=3, a person not asked about before in each request', value: fresh.percent, unit: '% of bare POST', note: comparisonNote(fresh) },
       measured(TARGETS.decideP99, open.p99Ms, `at ${Math.round(rate)} req/s: p50 ${ms(open.p50Ms)} ms, max ${ms(open.maxMs)} ms, ${Math.round(open.perSecond)} req/s answered, ${open.unanswered} unanswered`),
     ]
   } finally {

@@ -19,6 +19,11 @@ export interface PacedOptions {
   readonly sleeps?: boolean
   /** Ends the run before `durationMs` once it answers true: no request is sent after, and those sent are awaited. */
   readonly stop?: () => boolean
+  /**
+   * Count every answer by status instead of failing the run on one that is not 2xx: for a load
+   * meant to be refused in part. The percentiles are then those of the 2xx answers.
+   */
+  readonly countStatuses?: boolean
 }
 
 export interface PacedResult {
@@ -32,6 +37,10 @@ export interface PacedResult {
   readonly maxMs: number
   /** When each answer arrived, in ms from the start of the run, in the order they arrived. */
   readonly answeredAtMs: readonly number[]
+  /** Answers by status (with `countStatuses`). */
+  readonly statuses: Readonly<Record<number, number>>
+  /** 503 answers without a `Retry-After` header. */
+  readonly refusedWithoutRetryAfter: number
 }
 
 /**
@@ -41,14 +50,19 @@ export interface PacedResult {
 export const answeredPerSecond = (result: PacedResult, fromMs: number, toMs: number): number =>
   (result.answeredAtMs.filter((at) => at >= fromMs && at < toMs).length * 1000) / (toMs - fromMs)
 
+interface Answer {
+  readonly status: number
+  readonly retryAfter: boolean
+}
+
 /** One answer read off a keep-alive connection: its status once the whole body has arrived. */
 class AnswerReader {
   private pending: Buffer = Buffer.alloc(0)
 
-  /** The statuses of the answers `chunk` completes, in order. */
-  take(chunk: Buffer): number[] {
+  /** The answers `chunk` completes, in order. */
+  take(chunk: Buffer): Answer[] {
     this.pending = this.pending.length === 0 ? chunk : Buffer.concat([this.pending, chunk])
-    const statuses: number[] = []
+    const statuses: Answer[] = []
     for (;;) {
       const end = this.pending.indexOf('\r\n\r\n')
       if (end < 0) return statuses
@@ -57,7 +71,7 @@ class AnswerReader {
       if (!length) throw new Error(`an answer without content-length: ${head.slice(0, 200)}`)
       const total = end + 4 + Number(length[1])
       if (this.pending.length < total) return statuses
-      statuses.push(Number(head.slice(9, 12)))
+      statuses.push({ status: Number(head.slice(9, 12)), retryAfter: /\r\nretry-after:/i.test(head) })
       this.pending = this.pending.subarray(total)
     }
   }
@@ -84,6 +98,9 @@ export const pacedLoad = async (options: PacedOptions): Promise<PacedResult> => 
   let total = Math.floor((options.durationMs / 1000) * options.rate)
   const latencies: number[] = []
   const answeredAtMs: number[] = []
+  const statusCounts: Record<number, number> = {}
+  let refusedWithoutRetryAfter = 0
+  let answers = 0
   const idle: Socket[] = []
   /** Due times of requests waiting for a free connection. */
   const waiting: number[] = []
@@ -106,18 +123,24 @@ export const pacedLoad = async (options: PacedOptions): Promise<PacedResult> => 
     socket.on('error', (error) => { failure ??= error })
     socket.on('close', () => { failure ??= new Error('the server closed a connection') })
     socket.on('data', (chunk: Buffer) => {
-      let statuses: number[]
+      let statuses: Answer[]
       try {
         statuses = reader.take(chunk)
       } catch (error) {
         failure ??= error as Error
         return
       }
-      for (const status of statuses) {
-        if (status < 200 || status >= 300) failure ??= new Error(`${options.method} ${options.url} answered ${status}`)
+      for (const { status, retryAfter } of statuses) {
+        const ok = status >= 200 && status < 300
+        if (!ok && !options.countStatuses) failure ??= new Error(`${options.method} ${options.url} answered ${status}`)
+        statusCounts[status] = (statusCounts[status] ?? 0) + 1
+        if (status === 503 && !retryAfter) refusedWithoutRetryAfter++
+        answers++
         const now = performance.now()
-        latencies.push(now - dueOf.get(socket)!)
-        answeredAtMs.push(now - started)
+        if (ok) {
+          latencies.push(now - dueOf.get(socket)!)
+          answeredAtMs.push(now - started)
+        }
         const next = waiting.shift()
         if (next === undefined) idle.push(socket)
         else send(socket, next)
@@ -138,7 +161,7 @@ export const pacedLoad = async (options: PacedOptions): Promise<PacedResult> => 
         if (socket === undefined) waiting.push(due)
         else send(socket, due)
       }
-      if (failure !== null || latencies.length >= total || now - started > options.durationMs + (options.graceMs ?? 10_000)) return resolve()
+      if (failure !== null || answers >= total || now - started > options.durationMs + (options.graceMs ?? 10_000)) return resolve()
       if (options.sleeps && issued < total) setTimeout(tick, Math.max(0, started + issued * interval - performance.now()))
       else if (options.sleeps) setTimeout(tick, 5)
       else setImmediate(tick)
@@ -146,7 +169,7 @@ export const pacedLoad = async (options: PacedOptions): Promise<PacedResult> => 
     tick()
   })
   const ended = performance.now()
-  const answered = latencies.length
+  const answered = answers
   for (const socket of sockets) socket.destroy()
   if (failure !== null) throw failure
   // A request still unanswered after the grace counts as taking at least until now.
@@ -159,5 +182,7 @@ export const pacedLoad = async (options: PacedOptions): Promise<PacedResult> => 
     p99Ms: percentile(latencies, 0.99),
     maxMs: percentile(latencies, 1),
     answeredAtMs,
+    statuses: statusCounts,
+    refusedWithoutRetryAfter,
   }
 }

@@ -9,8 +9,9 @@
  * BENCH_QUERY_EVENTS (default 1,000,000) the history queried and BENCH_QUERY_RUNS (default 7) the
  * runs of each query, BENCH_LIVE_EVENTS (default 1,000,000) the history live insights are kept
  * over and BENCH_LIVE_SECONDS (default 60) the load they are measured under. BENCH_ONLY, a
- * comma-separated list of parts (appends, capture, sustained, decide, reads, rebuild, queries,
- * live), runs only those.
+ * comma-separated list of parts (appends, capture, sustained, overload, decide, reads, rebuild,
+ * queries, live), runs only those. The overload part offers twice the sustainable `/batch/` rate
+ * for BENCH_SUSTAIN_SECONDS.
  */
 import { cpus } from 'node:os'
 import { captureFigures } from './capture.js'
@@ -23,6 +24,7 @@ import { queryFigures } from './queries.js'
 import { readFigures } from './reads.js'
 import { rebuildFigures } from './rebuild.js'
 import { sustainedFigures } from './sustained.js'
+import { overloadFigures } from './overload.js'
 
 const seconds = Number(process.env['BENCH_SECONDS'] ?? 5)
 const sustain = Number(process.env['BENCH_SUSTAIN_SECONDS'] ?? 60)
@@ -54,6 +56,7 @@ const parts: Record<string, () => Promise<void>> = {
   },
   capture: async () => report(await captureFigures(seconds * 1000)),
   sustained: async () => report(await sustainedFigures(sustain)),
+  overload: async () => report(await overloadFigures(sustain)),
   decide: async () => report(await decideFigures(seconds * 1000)),
   reads: async () => report(await readFigures(seconds * 1000)),
   rebuild: async () => report(await rebuildFigures(rebuildEvents)),

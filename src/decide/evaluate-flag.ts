@@ -26,10 +26,23 @@ const result = (flag: CompiledFlag, value: FlagValue, code: ReasonCode, conditio
 
 const failure = (flag: CompiledFlag): FlagEvaluation => result(flag, false, 'missing_dependency', null, true)
 
+/**
+ * `flagHash` of the flag for `identifier`, read from the request's remembered hashes when they
+ * are the identifier's (slot 0 rollout, 1 variant), and written there when first computed.
+ */
+const hashOf = (flag: CompiledFlag, identifier: string, salt: '' | 'variant', context: MatchContext): number => {
+  const slots = context.hashedFor === identifier ? context.hashes : null
+  if (!slots) return flagHash(flag.key, identifier, salt)
+  const at = flag.position * 2 + (salt === '' ? 0 : 1)
+  let hash = slots[at]!
+  if (Number.isNaN(hash)) slots[at] = hash = flagHash(flag.key, identifier, salt)
+  return hash
+}
+
 /** The variant whose cumulative bucket first lies above the variant hash; null when none does. */
-const matchingVariant = (flag: CompiledFlag, identifier: string): string | null => {
+const matchingVariant = (flag: CompiledFlag, identifier: string, context: MatchContext): string | null => {
   if (flag.variants.length === 0) return null
-  const hash = flagHash(flag.key, identifier, 'variant')
+  const hash = hashOf(flag, identifier, 'variant', context)
   for (const variant of flag.variants) if (hash < variant.upper) return variant.key
   return null
 }
@@ -40,23 +53,23 @@ const propertiesMatch = (condition: CompiledCondition, context: MatchContext): b
 }
 
 /** Rollout check: 100 always passes, otherwise the rollout hash must not exceed the percentage. */
-const withinRollout = (flag: CompiledFlag, condition: CompiledCondition, identifier: string): boolean =>
-  condition.rollout === 100 || flagHash(flag.key, identifier, '') <= condition.rollout / 100
+const withinRollout = (flag: CompiledFlag, condition: CompiledCondition, identifier: string, context: MatchContext): boolean =>
+  condition.rollout === 100 || hashOf(flag, identifier, '', context) <= condition.rollout / 100
 
 const superConditionResult = (flag: CompiledFlag, subject: Subject, context: MatchContext): FlagEvaluation | null => {
   const superCondition = flag.superCondition
   if (!superCondition || !superCondition.keys.some((key) => hasProperty(subject.personProps, key))) return null
   context.props = subject.personProps
-  const matched = propertiesMatch(superCondition.condition, context) && withinRollout(flag, superCondition.condition, subject.identifier)
+  const matched = propertiesMatch(superCondition.condition, context) && withinRollout(flag, superCondition.condition, subject.identifier, context)
   if (context.failed) return failure(flag)
   return result(flag, matched, 'super_condition_value', 0)
 }
 
-const holdoutResult = (flag: CompiledFlag, subject: Subject): FlagEvaluation | null => {
+const holdoutResult = (flag: CompiledFlag, subject: Subject, context: MatchContext): FlagEvaluation | null => {
   const holdout = flag.holdout
   if (!holdout || holdout.hasProperties) return null
   if (holdout.rollout !== null && holdoutHash(subject.baseIdentifier) > holdout.rollout / 100) return null
-  const variant = holdout.variant ?? matchingVariant(flag, subject.baseIdentifier) ?? 'holdout'
+  const variant = holdout.variant ?? matchingVariant(flag, subject.baseIdentifier, context) ?? 'holdout'
   return result(flag, variant, 'holdout_condition_value', null)
 }
 
@@ -71,7 +84,7 @@ export const evaluateFlag = (flag: CompiledFlag, subject: Subject, context: Matc
   context.failed = false
   const superResult = superConditionResult(flag, subject, context)
   if (superResult) return superResult
-  const holdout = holdoutResult(flag, subject)
+  const holdout = holdoutResult(flag, subject, context)
   if (holdout) return holdout
 
   context.props = subject.props
@@ -80,13 +93,13 @@ export const evaluateFlag = (flag: CompiledFlag, subject: Subject, context: Matc
   for (const condition of flag.conditions) {
     const propertiesOk = propertiesMatch(condition, context)
     if (context.failed) return failure(flag)
-    const code: ReasonCode = !propertiesOk ? 'no_condition_match' : withinRollout(flag, condition, subject.identifier) ? 'condition_match' : 'out_of_rollout_bound'
+    const code: ReasonCode = !propertiesOk ? 'no_condition_match' : withinRollout(flag, condition, subject.identifier, context) ? 'condition_match' : 'out_of_rollout_bound'
     if (reasonRank[best] <= reasonRank[code]) {
       best = code
       bestIndex = condition.index
     }
     if (code === 'condition_match') {
-      const variant = condition.variant ?? matchingVariant(flag, subject.identifier)
+      const variant = condition.variant ?? matchingVariant(flag, subject.identifier, context)
       return result(flag, variant ?? true, 'condition_match', condition.index)
     }
   }

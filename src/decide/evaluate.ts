@@ -27,6 +27,11 @@ export interface EvaluationInput {
   readonly flagKeys?: readonly string[] | null
   /** The instant relative dates are measured from. */
   readonly now: Date | number
+  /**
+   * The distinct id's remembered bucketing hashes under these definitions (`HashMemo.slotsOf`),
+   * filled in as they are computed; each is computed afresh when absent.
+   */
+  readonly hashes?: Float64Array
 }
 
 const own = <T>(record: Readonly<Record<string, T>> | undefined, key: string): T | undefined =>
@@ -77,6 +82,8 @@ export const evaluateFlags = (input: EvaluationInput): EvaluationResult => {
     staticCohorts: input.staticCohortIds ?? NO_COHORTS,
     results: new Map<string, FlagValue>(),
     failed: false,
+    hashedFor: input.hashes ? input.distinctId : null,
+    hashes: input.hashes ?? null,
   }
   const person: Subject = { identifier: input.distinctId, baseIdentifier: input.distinctId, props: personProps, personProps }
   const byPosition: (FlagEvaluation | undefined)[] = new Array(definitions.size)

@@ -20,9 +20,13 @@ export class StoresNotReached extends Error {
  * Health, preflights and unknown paths need no store and go on.
  */
 export const awaitStores = (app: FastifyInstance, waits: StoreWaits): void => {
+  // Once every store has answered, none is waited for again: later requests pass without a look.
+  let reached = false
   app.addHook('onRequest', (request, _reply, done) => {
+    if (reached) return done()
     const missing = waits.missing()
-    if (missing.length === 0 || request.method === 'OPTIONS' || request.routeOptions.url === undefined || request.routeOptions.url === '/_health') return done()
+    reached = missing.length === 0
+    if (reached || request.method === 'OPTIONS' || request.routeOptions.url === undefined || request.routeOptions.url === '/_health') return done()
     done(new StoresNotReached(missing))
   })
 }
