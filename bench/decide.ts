@@ -31,9 +31,6 @@ export const personProperties = {
   referrer: 'search', os: 'Linux', browser: 'Firefox', device: 'desktop', city: 'London', team: 'core', tier: 'gold',
 }
 
-/** Distinct ids of the fresh-person figure: more than decide's hash memory keeps, so none is remembered when asked again. */
-const FRESH_PEOPLE = 150_000
-
 /**
  * `/decide?v=3` on the default `serve` with 50 flags and a person with 20 stored properties, as a
  * share of a bare fastify route parsing the same POST and answering the same bytes (closed loop,
@@ -63,15 +60,16 @@ export const decideFigures = async (durationMs: number): Promise<Figure[]> => {
     writeFileSync(file, JSON.stringify([{ method: 'POST', path: '/decide/', body: answer }]))
     const bare = await startBare(file)
     const bareLoad = { url: `${bare.address}/decide/?v=3`, method: 'POST', bodies: [body], connections: 64, durationMs } as const
-    // Each request a person decide has not seen, more than its hash memory keeps, with the same properties sent in the request.
-    const freshBodies = Array.from({ length: FRESH_PEOPLE }, (_, i) => JSON.stringify({
-      token: installed.token, distinct_id: `fresh-${i}`, groups: {}, geoip_disable: true, person_properties: personProperties,
-    }))
+    // Each request a person decide has not seen, with the same properties sent in the request.
+    const [before, after] = JSON.stringify({ token: installed.token, distinct_id: '#', groups: {}, geoip_disable: true, person_properties: personProperties }).split('"#"')
+    // Numbered across every run of the comparison, so that no person comes twice.
+    let asked = 0
+    const freshBody = (): string => `${before}"fresh-${asked++}"${after}`
     const [closed, bareOpen, fresh] = await (async () => {
       try {
         const compared = await compareWithBare(bareLoad, { ...bareLoad, url })
         const paced = await pacedLoad({ url: bareLoad.url, method: 'POST', body, rate: compared.bare.perSecond / 4, connections: 64, durationMs })
-        return [compared, paced, await compareWithBare({ ...bareLoad, bodies: freshBodies }, { ...bareLoad, url, bodies: freshBodies })] as const
+        return [compared, paced, await compareWithBare({ ...bareLoad, bodyOf: freshBody }, { ...bareLoad, url, bodyOf: freshBody })] as const
       } finally {
         await bare.stop()
       }

@@ -16,6 +16,8 @@ export interface LoadOptions {
   readonly headers?: Record<string, string>
   /** One body, or several sent in turn on each connection. */
   readonly bodies?: readonly string[]
+  /** Instead of `bodies`: the body of the n-th request of the run, each made as it is sent. */
+  readonly bodyOf?: (n: number) => string
   readonly connections: number
   readonly durationMs: number
 }
@@ -46,11 +48,14 @@ export const load = async (options: LoadOptions): Promise<LoadResult> => {
   const method = options.method ?? 'GET'
   const headers = { ...(method === 'POST' ? { 'content-type': 'application/json' } : {}), ...options.headers }
   const bodies = options.bodies ?? []
+  const bodyOf = options.bodyOf ?? String
+  let sent = 0
   const result = await busyPolling(autocannon({
     url: options.url, method, headers, connections: options.connections,
     duration: Math.max(1, Math.round(options.durationMs / 1000)),
     ...(bodies.length === 1 ? { body: bodies[0] } : {}),
     ...(bodies.length > 1 ? { requests: bodies.map((body) => ({ method, body, headers })) } : {}),
+    ...(options.bodyOf ? { requests: [{ method, headers, setupRequest: (request: object) => ({ ...request, body: bodyOf(sent++) }) }] } : {}),
   }))
   const failed = result.non2xx + result.errors + result.timeouts
   if (failed > 0) throw new Error(`${method} ${options.url}: ${failed} of ${result.requests.total} requests failed`)

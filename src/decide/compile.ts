@@ -2,6 +2,7 @@ import { cohortMatchers, compileCohortFilter } from './cohorts.js'
 import type { ConditionGroup, FlagDefinition, FlagDefinitionSet, JsonValue, PropertyFilter } from './definitions.js'
 import { dependencyMatcher, dependencyTarget, orderByDependencies } from './dependencies.js'
 import type { Matcher } from './match-context.js'
+import type { FlagEvaluation, FlagValue, ReasonCode } from './results.js'
 import { compilePropertyFilter } from './property-match.js'
 
 export interface CompiledCondition {
@@ -35,6 +36,11 @@ export interface CompiledFlag {
   readonly dependsOn: readonly string[]
   /** In a dependency cycle, or depending on a missing or broken flag: always `false` and an error. */
   readonly brokenDependency: boolean
+  /**
+   * The evaluations this flag has given, shared by every request: by reason code, condition
+   * index and value (see `evaluateFlag`). Bounded by the flag itself: its values times its reasons.
+   */
+  readonly outcomes: Map<ReasonCode, Map<number | null, Map<FlagValue, FlagEvaluation>>>
 }
 
 /** One environment's definitions, compiled once and reused by every request. */
@@ -92,7 +98,7 @@ const compileDependency = (filter: PropertyFilter, lookups: Lookups, dependsOn: 
   return dependencyMatcher(target.key, filter)
 }
 
-const compileFlag = (flag: FlagDefinition, position: number, lookups: Lookups): { compiled: Omit<CompiledFlag, 'brokenDependency'>; missing: boolean } => {
+const compileFlag = (flag: FlagDefinition, position: number, lookups: Lookups): { compiled: Omit<CompiledFlag, 'brokenDependency' | 'outcomes'>; missing: boolean } => {
   const filters = flag.filters ?? {}
   const variantList = filters.multivariate?.variants ?? []
   const variantKeys = new Set(variantList.map((variant) => variant.key))
@@ -148,7 +154,7 @@ export const compileFlags = (definitions: FlagDefinitionSet): CompiledFlagSet =>
   const compiled = active.map((flag, position) => compileFlag(flag, position, lookups))
   const { order, broken } = orderByDependencies(compiled.map(({ compiled: flag, missing }) => ({ key: flag.key, dependsOn: flag.dependsOn, missingDependency: missing })))
   const finished = new Map<string, CompiledFlag>()
-  for (const { compiled: flag } of compiled) finished.set(flag.key, { ...flag, brokenDependency: broken.has(flag.key) })
+  for (const { compiled: flag } of compiled) finished.set(flag.key, { ...flag, brokenDependency: broken.has(flag.key), outcomes: new Map() })
 
   const groupTypes = new Map<number, string>()
   for (const [index, name] of Object.entries(definitions.group_type_mapping ?? {})) groupTypes.set(Number(index), name)

@@ -14,7 +14,7 @@ export interface Subject {
   readonly personProps: Properties
 }
 
-const result = (flag: CompiledFlag, value: FlagValue, code: ReasonCode, conditionIndex: number | null, failed = false): FlagEvaluation => ({
+const made = (flag: CompiledFlag, value: FlagValue, code: ReasonCode, conditionIndex: number | null, failed: boolean): FlagEvaluation => Object.freeze({
   key: flag.key,
   id: flag.id,
   version: flag.version,
@@ -23,6 +23,21 @@ const result = (flag: CompiledFlag, value: FlagValue, code: ReasonCode, conditio
   reason: reason(code, conditionIndex),
   failed,
 })
+
+/**
+ * A flag's evaluation for this value and reason. Evaluations are frozen and shared: the flag keeps
+ * one per outcome it has had (its values times its reasons, a handful), so a request makes none.
+ */
+const result = (flag: CompiledFlag, value: FlagValue, code: ReasonCode, conditionIndex: number | null, failed = false): FlagEvaluation => {
+  if (failed) return made(flag, value, code, conditionIndex, failed)
+  let byIndex = flag.outcomes.get(code)
+  if (byIndex === undefined) flag.outcomes.set(code, byIndex = new Map())
+  let byValue = byIndex.get(conditionIndex)
+  if (byValue === undefined) byIndex.set(conditionIndex, byValue = new Map())
+  let outcome = byValue.get(value)
+  if (outcome === undefined) byValue.set(value, outcome = made(flag, value, code, conditionIndex, failed))
+  return outcome
+}
 
 const failure = (flag: CompiledFlag): FlagEvaluation => result(flag, false, 'missing_dependency', null, true)
 

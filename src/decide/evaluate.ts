@@ -5,6 +5,8 @@ import type { EvaluationResult, FlagEvaluation, FlagValue } from './results.js'
 
 const EMPTY: Properties = Object.freeze(Object.create(null) as Record<string, unknown>)
 const NO_COHORTS: ReadonlySet<string> = new Set()
+/** The results map of a flag set without dependencies: no matcher reads it and none is written. */
+const NO_RESULTS: Map<string, FlagValue> = new Map()
 
 export interface EvaluationInput {
   /** The environment's compiled definitions (see `compileFlags`); group type mapping included. */
@@ -80,23 +82,27 @@ export const evaluateFlags = (input: EvaluationInput): EvaluationResult => {
     props: personProps,
     nowMs: typeof input.now === 'number' ? input.now : input.now.getTime(),
     staticCohorts: input.staticCohortIds ?? NO_COHORTS,
-    results: new Map<string, FlagValue>(),
+    results: definitions.hasDependencies ? new Map<string, FlagValue>() : NO_RESULTS,
     failed: false,
     hashedFor: input.hashes ? input.distinctId : null,
     hashes: input.hashes ?? null,
   }
   const person: Subject = { identifier: input.distinctId, baseIdentifier: input.distinctId, props: personProps, personProps }
-  const byPosition: (FlagEvaluation | undefined)[] = new Array(definitions.size)
+  // Evaluated in dependency order, reported in definition order; the same order without dependencies.
+  const byPosition: (FlagEvaluation | undefined)[] | null = definitions.hasDependencies ? new Array(definitions.size) : null
+  const flags: FlagEvaluation[] = []
   let errors = false
   for (const flag of definitions.evaluationOrder) {
     if (wanted !== null && !wanted.has(flag.key)) continue
     const evaluation = evaluateFlag(flag, subjectFor(flag, input, person), context)
-    if (definitions.hasDependencies) context.results.set(flag.key, evaluation.value)
     if (evaluation.failed) errors = true
-    byPosition[flag.position] = evaluation
+    if (byPosition === null) flags.push(evaluation)
+    else {
+      context.results.set(flag.key, evaluation.value)
+      byPosition[flag.position] = evaluation
+    }
   }
-  const flags: FlagEvaluation[] = []
-  for (const evaluation of byPosition) if (evaluation) flags.push(evaluation)
+  if (byPosition !== null) for (const evaluation of byPosition) if (evaluation) flags.push(evaluation)
   return { flags, errorsWhileComputingFlags: errors }
 }
 

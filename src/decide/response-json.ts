@@ -1,4 +1,3 @@
-import { boundedCache } from '../kernel/bounded-cache.js'
 import type { DecideConfig } from './decide-config.js'
 import type { DecideRouting } from './responses.js'
 import type { EvaluationResult, FlagEvaluation } from './results.js'
@@ -49,36 +48,28 @@ const inKeyOrder = (flags: readonly FlagEvaluation[]): readonly FlagEvaluation[]
 
 const json = JSON.stringify
 
-/** A flag key's JSON text and the members written for it, kept since the same keys are written on every request. */
-interface KeyTexts {
+/** An evaluation's texts: its key as JSON, its member of a value map, and its payload's member ('' without one). */
+interface EvaluationTexts {
   readonly key: string
-  readonly on: string
-  readonly off: string
-  /** The payload last written for this key, and its member. */
-  payload: string | null
-  payloadMember: string
+  readonly member: string
+  readonly payloadMember: string
 }
 
-/** Flag keys' texts kept at most; the least recently written go first. */
-const KEPT_KEYS = 10_000
-const keyTexts = boundedCache<string, KeyTexts>({ max: KEPT_KEYS })
+/**
+ * Texts by evaluation. Evaluations are shared by every request that has the same outcome (see
+ * `evaluateFlag`), so each is written once; an entry goes with its evaluation.
+ */
+const evaluationTexts = new WeakMap<FlagEvaluation, EvaluationTexts>()
 
-const textsOf = (flagKey: string): KeyTexts => {
-  let texts = keyTexts.get(flagKey)
+const textsOf = (flag: FlagEvaluation): EvaluationTexts => {
+  let texts = evaluationTexts.get(flag)
   if (texts === undefined) {
-    const key = json(flagKey)
-    texts = { key, on: `${key}:true`, off: `${key}:false`, payload: null, payloadMember: '' }
-    keyTexts.set(flagKey, texts)
+    const key = json(flag.key)
+    const member = flag.value === true ? `${key}:true` : flag.value === false ? `${key}:false` : `${key}:${json(flag.value)}`
+    texts = { key, member, payloadMember: flag.payload === null ? '' : `${key}:${json(flag.payload)}` }
+    evaluationTexts.set(flag, texts)
   }
   return texts
-}
-
-const payloadMember = (texts: KeyTexts, payload: string): string => {
-  if (texts.payload !== payload) {
-    texts.payload = payload
-    texts.payloadMember = `${texts.key}:${json(payload)}`
-  }
-  return texts.payloadMember
 }
 
 const numberText = (value: number | null): string => (value === null || !Number.isFinite(value) ? 'null' : String(value))
@@ -86,20 +77,16 @@ const numberText = (value: number | null): string => (value === null || !Number.
 /** Decide v1: `featureFlags` lists the enabled flags' keys, in evaluation order. */
 const v1Members = (flags: readonly FlagEvaluation[]): string => {
   let keys = ''
-  for (const flag of flags) if (flag.value !== false) keys = keys === '' ? textsOf(flag.key).key : `${keys},${textsOf(flag.key).key}`
+  for (const flag of flags) if (flag.value !== false) keys = keys === '' ? textsOf(flag).key : `${keys},${textsOf(flag).key}`
   return `"featureFlags":[${keys}]`
 }
-
-/** A map member of a flag's value: `true`, `false` or its variant. */
-const valueMember = (texts: KeyTexts, value: FlagEvaluation['value']): string =>
-  value === true ? texts.on : value === false ? texts.off : `${texts.key}:${json(value)}`
 
 /** Decide v2: `featureFlags` maps enabled flags only to `true` or their variant. */
 const v2Members = (flags: readonly FlagEvaluation[]): string => {
   let featureFlags = ''
   for (const flag of flags) {
     if (flag.value === false) continue
-    const member = valueMember(textsOf(flag.key), flag.value)
+    const { member } = textsOf(flag)
     featureFlags = featureFlags === '' ? member : `${featureFlags},${member}`
   }
   return `"featureFlags":{${featureFlags}}`
@@ -107,18 +94,15 @@ const v2Members = (flags: readonly FlagEvaluation[]): string => {
 
 /** Decide v3 (and /flags v1): every evaluated flag, and the payloads of matched flags. */
 const v3Members = (flags: readonly FlagEvaluation[]): string => {
-  let featureFlags = ''
-  let payloads = ''
+  // Joined once at the end: adding to a string each time would leave one string per step.
+  const featureFlags: string[] = []
+  const payloads: string[] = []
   for (const flag of flags) {
-    const texts = textsOf(flag.key)
-    const member = valueMember(texts, flag.value)
-    featureFlags = featureFlags === '' ? member : `${featureFlags},${member}`
-    if (flag.value !== false && flag.payload !== null) {
-      const written = payloadMember(texts, flag.payload)
-      payloads = payloads === '' ? written : `${payloads},${written}`
-    }
+    const { member, payloadMember } = textsOf(flag)
+    featureFlags.push(member)
+    if (flag.value !== false && payloadMember !== '') payloads.push(payloadMember)
   }
-  return `"featureFlags":{${featureFlags}},"featureFlagPayloads":{${payloads}}`
+  return `"featureFlags":{${featureFlags.join(',')}},"featureFlagPayloads":{${payloads.join(',')}}`
 }
 
 const detailText = (flag: FlagEvaluation, key: string): string => {
@@ -133,7 +117,7 @@ const detailText = (flag: FlagEvaluation, key: string): string => {
 const detailedMembers = (flags: readonly FlagEvaluation[]): string => {
   let text = ''
   for (const flag of flags) {
-    const key = textsOf(flag.key).key
+    const { key } = textsOf(flag)
     text += `${text === '' ? '' : ','}${key}:${detailText(flag, key)}`
   }
   return `"flags":{${text}}`
