@@ -88,10 +88,10 @@ export const run = (args: string[], env: Record<string, string>): Promise<string
 })
 
 /** `hedgelog serve` (every role, or `roles`) over the data in `dir`, on `cores`, logging warnings only; `main` names another build's CLI. */
-export const startHedgelog = async (dir: string, cores: Cores, roles?: string, main = MAIN): Promise<Server> => {
+export const startHedgelog = async (dir: string, cores: Cores, roles?: string, main = MAIN, env: Record<string, string> = {}): Promise<Server> => {
   const port = await freePort()
   const args = roles === undefined ? [main, 'serve'] : [main, 'serve', '--roles', roles]
-  return startProcess(args, { HEDGELOG_DATA_DIR: dir, PORT: String(port), LOG_LEVEL: 'warn', HEDGELOG_RATE_LIMITS: 'off' }, cores, `http://127.0.0.1:${port}`)
+  return startProcess(args, { HEDGELOG_DATA_DIR: dir, PORT: String(port), LOG_LEVEL: 'warn', HEDGELOG_RATE_LIMITS: 'off', ...env }, cores, `http://127.0.0.1:${port}`)
 }
 
 /** The bare fastify baseline on core 0, answering `documents` (method and path → exact body) besides its POST routes. */
