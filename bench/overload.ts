@@ -48,7 +48,7 @@ export const overloadFigures = async (seconds: number): Promise<Figure[]> => {
     await projected(service.address)
     const rate = 2 * capacity.perSecond
     const event = `overload-${run}`
-    const offered = await pacedLoad({ url, method: 'POST', body: batchOf(installed.token, event), rate, connections: CONNECTIONS, durationMs: seconds * 1000, sleeps: true, countStatuses: true })
+    const offered = await pacedLoad({ url, method: 'POST', body: batchOf(installed.token, event), rate, connections: CONNECTIONS, durationMs: seconds * 1000, sleeps: true, countStatuses: true, rotate: true })
     const caughtUpAt = performance.now()
     await projected(service.address)
     const caughtUpSeconds = (performance.now() - caughtUpAt) / 1000
@@ -58,7 +58,7 @@ export const overloadFigures = async (seconds: number): Promise<Figure[]> => {
     const failed = Object.entries(offered.statuses).filter(([status]) => Number(status) === 408 || (Number(status) >= 500 && Number(status) !== 503)).reduce((sum, [, count]) => sum + count, 0)
     return [
       measured(TARGETS.overloadFailures(seconds), failed + offered.unanswered + offered.refusedWithoutRetryAfter,
-        `${Math.round(rate)} batches/s offered (2 × the ${Math.round(capacity.perSecond)}/s sustained closed loop): ${byStatus}; ${offered.unanswered} unanswered; ${offered.refusedWithoutRetryAfter} 503s without Retry-After`),
+        `${Math.round(rate)} batches/s offered (2 × the ${Math.round(capacity.perSecond)}/s sustained closed loop): ${byStatus}; ${offered.unanswered} unanswered; ${offered.refusedWithoutRetryAfter} 503s without Retry-After; ${offered.reconnects} idle connections closed by the server and opened again`),
       measured(TARGETS.overloadAcceptedP99, offered.p99Ms, `p50 ${Math.round(offered.p50Ms)} ms, max ${Math.round(offered.maxMs)} ms, from when each request was due`),
       verdict(TARGETS.overloadKept, stored === acknowledged, `${acknowledged.toLocaleString('en-US')} events acknowledged, ${stored.toLocaleString('en-US')} counted by the query service; projections at the head ${caughtUpSeconds.toFixed(1)} s after the load`),
     ]

@@ -24,6 +24,12 @@ export interface PacedOptions {
    * meant to be refused in part. The percentiles are then those of the 2xx answers.
    */
   readonly countStatuses?: boolean
+  /**
+   * Take the connection idle the longest for each request (default: the one idle the shortest).
+   * For many clients each sending now and then: every connection carries requests, none stays
+   * unused long enough for a server to time it out.
+   */
+  readonly rotate?: boolean
 }
 
 export interface PacedResult {
@@ -41,6 +47,10 @@ export interface PacedResult {
   readonly statuses: Readonly<Record<number, number>>
   /** 503 answers without a `Retry-After` header. */
   readonly refusedWithoutRetryAfter: number
+  /** Idle connections the server closed, each replaced by a new one. */
+  readonly reconnects: number
+  /** Answers on connections that carried no request (a server timing out an idle connection). */
+  readonly unsolicited: number
 }
 
 /**
@@ -106,22 +116,52 @@ export const pacedLoad = async (options: PacedOptions): Promise<PacedResult> => 
   const waiting: number[] = []
   let failure: Error | null = null
 
-  const sockets = await Promise.all(Array.from({ length: options.connections }, () => new Promise<Socket>((resolve, reject) => {
+  const open = (): Promise<Socket> => new Promise<Socket>((resolve, reject) => {
     const socket = connect(Number(url.port), url.hostname, () => resolve(socket))
     socket.setNoDelay(true)
     socket.once('error', reject)
-  })))
+  })
+  const sockets = new Set(await Promise.all(Array.from({ length: options.connections }, open)))
   /** When the request each busy connection carries was due. */
   const dueOf = new Map<Socket, number>()
+  let finished = false
+  /** Connections carrying a request. */
+  const busy = new Set<Socket>()
   const send = (socket: Socket, due: number): void => {
     dueOf.set(socket, due)
+    busy.add(socket)
     socket.write(request)
   }
+  /** A connection with nothing to carry: it takes the oldest request waiting, or waits itself. */
+  const free = (socket: Socket): void => {
+    const next = waiting.shift()
+    if (next === undefined) idle.push(socket)
+    else send(socket, next)
+  }
+  let reconnects = 0
+  let unsolicited = 0
   const started = performance.now()
-  for (const socket of sockets) {
+  const attach = (socket: Socket): void => {
     const reader = new AnswerReader()
-    socket.on('error', (error) => { failure ??= error })
-    socket.on('close', () => { failure ??= new Error('the server closed a connection') })
+    // A server may close or reset a connection that has stayed idle (one that never sent a
+    // request, past its header timeout): a client would open another, and so does the load.
+    // Closing one that carries a request fails the run.
+    socket.on('error', (error) => { if (busy.has(socket)) failure ??= error })
+    socket.on('close', () => {
+      sockets.delete(socket)
+      if (finished) return
+      if (busy.has(socket)) {
+        failure ??= new Error('the server closed a connection that carried a request')
+        return
+      }
+      idle.splice(idle.indexOf(socket), 1)
+      reconnects++
+      open().then((replacement) => {
+        if (finished) return void replacement.destroy()
+        sockets.add(replacement)
+        attach(replacement)
+      }, (error: Error) => { failure ??= error })
+    })
     socket.on('data', (chunk: Buffer) => {
       let statuses: Answer[]
       try {
@@ -131,6 +171,12 @@ export const pacedLoad = async (options: PacedOptions): Promise<PacedResult> => 
         return
       }
       for (const { status, retryAfter } of statuses) {
+        // An answer on a connection that carries no request: the server timing it out (a 408 before
+        // it closes a connection that never sent one). It answers none of the load's requests.
+        if (!busy.delete(socket)) {
+          unsolicited++
+          continue
+        }
         const ok = status >= 200 && status < 300
         if (!ok && !options.countStatuses) failure ??= new Error(`${options.method} ${options.url} answered ${status}`)
         statusCounts[status] = (statusCounts[status] ?? 0) + 1
@@ -141,13 +187,12 @@ export const pacedLoad = async (options: PacedOptions): Promise<PacedResult> => 
           latencies.push(now - dueOf.get(socket)!)
           answeredAtMs.push(now - started)
         }
-        const next = waiting.shift()
-        if (next === undefined) idle.push(socket)
-        else send(socket, next)
+        free(socket)
       }
     })
-    idle.push(socket)
+    free(socket)
   }
+  for (const socket of sockets) attach(socket)
 
   let issued = 0
   await new Promise<void>((resolve) => {
@@ -157,7 +202,7 @@ export const pacedLoad = async (options: PacedOptions): Promise<PacedResult> => 
       while (issued < total && started + issued * interval <= now) {
         const due = started + issued * interval
         issued++
-        const socket = idle.pop()
+        const socket = options.rotate ? idle.shift() : idle.pop()
         if (socket === undefined) waiting.push(due)
         else send(socket, due)
       }
@@ -170,10 +215,11 @@ export const pacedLoad = async (options: PacedOptions): Promise<PacedResult> => 
   })
   const ended = performance.now()
   const answered = answers
+  finished = true
   for (const socket of sockets) socket.destroy()
   if (failure !== null) throw failure
   // A request still unanswered after the grace counts as taking at least until now.
-  for (const due of [...dueOf.entries()].filter(([socket]) => !idle.includes(socket)).map(([, due]) => due).concat(waiting)) latencies.push(ended - due)
+  for (const due of [...busy].map((socket) => dueOf.get(socket)!).concat(waiting)) latencies.push(ended - due)
   return {
     sent: total,
     unanswered: total - answered,
@@ -184,5 +230,7 @@ export const pacedLoad = async (options: PacedOptions): Promise<PacedResult> => 
     answeredAtMs,
     statuses: statusCounts,
     refusedWithoutRetryAfter,
+    reconnects,
+    unsolicited,
   }
 }

@@ -90,6 +90,9 @@ const Env = z.object({
   /** How far behind the log (seconds of events) the slowest live projection may be before ingestion is refused; 0 turns it off. */
   HEDGELOG_ADMIT_PROJECTION_LAG_S: z.coerce.number({ error: 'must be a whole number from 0 to 86400' }).int('must be a whole number from 0 to 86400')
     .min(0, 'must be a whole number from 0 to 86400').max(86400, 'must be a whole number from 0 to 86400').default(60),
+  /** How many ingestion requests may be in the process at once before new ones are refused with 503 and `Retry-After`; 0 turns it off. */
+  HEDGELOG_ADMIT_INGEST_IN_FLIGHT: z.coerce.number({ error: 'must be a whole number from 0 to 100000' }).int('must be a whole number from 0 to 100000')
+    .min(0, 'must be a whole number from 0 to 100000').max(100000, 'must be a whole number from 0 to 100000').default(256),
   /** What `Retry-After` tells a client refused for load, in seconds. */
   HEDGELOG_ADMIT_RETRY_AFTER_S: z.coerce.number({ error: 'must be a whole number from 1 to 3600' }).int('must be a whole number from 1 to 3600')
     .min(1, 'must be a whole number from 1 to 3600').max(3600, 'must be a whole number from 1 to 3600').default(2),

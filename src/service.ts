@@ -173,7 +173,7 @@ export const startService = async (config: Config, roles: readonly Role[], logge
       liveInsightsMaxEntries: config.HEDGELOG_LIVE_INSIGHTS_MAX_ENTRIES, liveInsightsRescanMs: config.HEDGELOG_LIVE_INSIGHTS_RESCAN_MS,
       admission: {
         loopDelayMs: config.HEDGELOG_ADMIT_LOOP_DELAY_MS, decideLoopDelayMs: config.HEDGELOG_ADMIT_DECIDE_LOOP_DELAY_MS, commitWaitMs: config.HEDGELOG_ADMIT_COMMIT_WAIT_MS,
-        projectionLagSeconds: config.HEDGELOG_ADMIT_PROJECTION_LAG_S, retryAfterSeconds: config.HEDGELOG_ADMIT_RETRY_AFTER_S,
+        projectionLagSeconds: config.HEDGELOG_ADMIT_PROJECTION_LAG_S, ingestInFlight: config.HEDGELOG_ADMIT_INGEST_IN_FLIGHT, retryAfterSeconds: config.HEDGELOG_ADMIT_RETRY_AFTER_S,
       },
       storeWaits: readiness, healthProbeTimeoutMs: config.HEDGELOG_HEALTH_PROBE_TIMEOUT_MS,
     })

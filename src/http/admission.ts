@@ -15,12 +15,18 @@ export interface AdmissionBounds {
   readonly commitWaitMs: number
   /** How far, in seconds of events, the slowest live projection may fall behind before ingestion is refused. */
   readonly projectionLagSeconds: number
+  /**
+   * How many ingestion requests may be in the process at once (admitted, not yet answered); past
+   * it, new ones are refused. Whatever the machine, an accepted request then waits behind at most
+   * this many others: about this number divided by the rate the process sustains.
+   */
+  readonly ingestInFlight: number
   /** What `Retry-After` tells a refused client, in seconds. */
   readonly retryAfterSeconds: number
 }
 
 export const DEFAULT_ADMISSION: AdmissionBounds = {
-  loopDelayMs: 250, decideLoopDelayMs: 1000, commitWaitMs: 1000, projectionLagSeconds: 60, retryAfterSeconds: 2,
+  loopDelayMs: 250, decideLoopDelayMs: 1000, commitWaitMs: 1000, projectionLagSeconds: 60, ingestInFlight: 256, retryAfterSeconds: 2,
 }
 
 /** How often the loop delay is sampled and the write-path signals are read. */
@@ -100,7 +106,9 @@ export interface AdmissionSignals {
  * late, or after the client's timeout. A busy event loop refuses reads and writes; a commit queue
  * that no longer keeps up refuses writes; projections too far behind refuse ingestion.
  * `/_health` is never refused, and `/decide` only past a loop delay of its own. The signals are
- * read four times a second; between two readings, requests pass without a look.
+ * read four times a second; between two readings, requests pass without a look. Ingestion is
+ * also bounded by a count of its requests in the process, which answers at once, without waiting
+ * for a reading: a queue that grows between two readings is what the accepted requests wait in.
  */
 export const useAdmission = async (app: FastifyInstance, signals: AdmissionSignals, bounds: AdmissionBounds): Promise<void> => {
   let lagSeconds = 0
@@ -148,5 +156,26 @@ export const useAdmission = async (app: FastifyInstance, signals: AdmissionSigna
       void reply.header('retry-after', String(bounds.retryAfterSeconds))
       return Promise.reject(new Overloaded(bounds.retryAfterSeconds))
     },
+  })
+  if (bounds.ingestInFlight > 0) boundIngestInFlight(app, bounds)
+}
+
+/**
+ * Counts the ingestion requests in the process from their arrival to the end of their answer (or
+ * of their connection) and refuses those that would go past the bound. Runs after the signals'
+ * check, so a request refused there is not counted.
+ */
+const boundIngestInFlight = (app: FastifyInstance, bounds: AdmissionBounds): void => {
+  let inFlight = 0
+  const leave = (): void => { inFlight-- }
+  app.addHook('onRequest', (request, reply, done) => {
+    if (!WRITES.has(request.method) || classOf(request) !== 'ingest') return done()
+    if (inFlight >= bounds.ingestInFlight) {
+      void reply.header('retry-after', String(bounds.retryAfterSeconds))
+      return done(new Overloaded(bounds.retryAfterSeconds))
+    }
+    inFlight++
+    reply.raw.once('close', leave)
+    done()
   })
 }

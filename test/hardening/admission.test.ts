@@ -13,7 +13,7 @@ const holdLoop = (ms: number): void => {
   while (performance.now() < until) { /* busy */ }
 }
 
-const BOUNDS: AdmissionBounds = { loopDelayMs: 100, decideLoopDelayMs: 60_000, commitWaitMs: 200, projectionLagSeconds: 0, retryAfterSeconds: 3 }
+const BOUNDS: AdmissionBounds = { loopDelayMs: 100, decideLoopDelayMs: 60_000, commitWaitMs: 200, projectionLagSeconds: 0, ingestInFlight: 0, retryAfterSeconds: 3 }
 
 /** `target` with some members replaced; the others are its own, called on it. */
 const overriding = <T extends object>(target: T, overrides: Partial<Record<keyof T, unknown>>): T => new Proxy(target, {
@@ -37,6 +37,16 @@ const gated = (log: EventLog) => {
     close() { gate = new Promise((resolve) => { opened = resolve }) },
     open() { opened?.() },
   }
+}
+
+/** The distinct ids of every captured event in the log. */
+const capturedIds = async (log: EventLog): Promise<string[]> => {
+  const ids: string[] = []
+  for await (const record of log.readAll({ maxCount: 10_000 })) {
+    if (record.type !== 'EventsCaptured') continue
+    for (const event of (record.data as { events?: { distinct_id?: string }[] }).events ?? []) ids.push(event.distinct_id ?? '')
+  }
+  return ids
 }
 
 t.test('admission control', async (t) => {
@@ -74,13 +84,35 @@ t.test('admission control', async (t) => {
     t.equal((await waiting).statusCode, 200, 'the request that was waiting is acknowledged once its commit is made')
     await sleep(600)
     t.equal((await capture(app, 'after')).statusCode, 200, 'admitted again once the queue has drained')
-    const stored: string[] = []
-    for await (const record of w.log.readAll({ maxCount: 10_000 })) {
-      if (record.type !== 'EventsCaptured') continue
-      for (const event of (record.data as { events?: { distinct_id?: string }[] }).events ?? []) stored.push(event.distinct_id ?? '')
-    }
+    const stored = await capturedIds(w.log)
     t.ok(stored.includes('waiting') && stored.includes('before') && stored.includes('after'), 'every acknowledged event is in the log')
     t.notOk(stored.includes('refused'), 'the refused one is not')
+  })
+
+  await t.test('given as many capture requests in the process as the in-flight bound, the next is refused at once; once they are answered, capture is admitted again', async (t) => {
+    const gate = gated(w.log)
+    const bounds = { ...BOUNDS, loopDelayMs: 0, commitWaitMs: 0, ingestInFlight: 2 }
+    const app = await buildApp({ log: gate.held, store: w.store, models: w.models, projections: w.projections, roles: ['api', 'ingest'], admission: bounds })
+    t.teardown(() => app.close())
+    gate.close()
+    const held = [capture(app, 'held-1'), capture(app, 'held-2')]
+    await sleep(50)
+    const refused = await capture(app, 'over-the-bound')
+    t.equal(refused.statusCode, 503, 'the third capture request is refused while two wait')
+    t.equal(refused.headers['retry-after'], '3')
+    t.same(refused.json(), { status: 503, code: 'service_unavailable', error: 'service unavailable: transient error, please retry' }, "in capture's shape")
+    const batch = await app.inject({ method: 'POST', url: '/batch/', payload: { api_key: token, batch: [{ event: 'over', distinct_id: 'over-the-bound' }] } })
+    t.equal(batch.statusCode, 503, '/batch/ counts against the same bound')
+    t.equal((await app.inject({ method: 'POST', url: '/decide/?v=3', payload: { token, distinct_id: 'someone' } })).statusCode, 200, 'decide is not counted')
+    t.equal((await app.inject({ method: 'GET', url: `/api/environments/${w.installation.environment_id}/dashboards/`, headers: w.bearer(w.key.value) })).statusCode, 200, 'reads are not counted')
+
+    gate.open()
+    t.same((await Promise.all(held)).map((answer) => answer.statusCode), [200, 200], 'the two admitted requests are acknowledged')
+    const again = await Promise.all([capture(app, 'after-1'), capture(app, 'after-2')])
+    t.same(again.map((answer) => answer.statusCode), [200, 200], 'answered requests leave the count: two at once are admitted again')
+    const stored = await capturedIds(w.log)
+    t.ok(['held-1', 'held-2', 'after-1', 'after-2'].every((id) => stored.includes(id)), 'every acknowledged event is in the log')
+    t.notOk(stored.includes('over-the-bound'), 'the refused ones are not')
   })
 
   await t.test('given an event loop held past the bound, reads and writes are refused but decide and /_health are not; afterwards all are served', async (t) => {
