@@ -86,9 +86,6 @@ export class HeadWatcher {
   private get timers(): Timers { return this.options.timers ?? realTimers }
   private now(): number { return (this.options.now ?? Date.now)() }
 
-  /** How many subscriptions wait now. */
-  get waiting(): number { return this.waiters.size }
-
   wait(question: IdleQuestion): IdleWait {
     let waiter!: Waiter
     const checkpoint = new Promise<Position>((resolve, reject) => {

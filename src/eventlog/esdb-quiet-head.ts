@@ -24,6 +24,12 @@ export interface ScanWindow<R = ScanRecord> {
  */
 export type QuietVerdict = 'quiet' | 'busy' | 'unknown'
 
+/**
+ * Whether `$all` holds no record that the subscription's filter accepts after `after` (exclusive)
+ * and up to `head` (inclusive): then every matching event up to the head has been delivered and
+ * the head is a safe checkpoint. At most `limit` records after `after` are looked at, and a longer
+ * window is `busy`.
+ */
 export const quietIn = <R extends { readonly position: Position }>(
   window: ScanWindow<R>, after: Position | null, head: Position, limit: number, matches: (record: R) => boolean,
 ): QuietVerdict => {
