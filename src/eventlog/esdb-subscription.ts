@@ -1,10 +1,11 @@
 import {
-  END, FORWARDS, START, StreamDeletedError, StreamNotFoundError, convertToCommandError, eventTypeFilter, excludeSystemEvents, streamNameFilter,
+  END, START, StreamDeletedError, StreamNotFoundError, convertToCommandError, eventTypeFilter, excludeSystemEvents, streamNameFilter,
   type AllStreamResolvedEvent, type AllStreamSubscription, type EventStoreDBClient, type Filter, type ReadPosition, type StreamingRead,
 } from '@eventstore/db-client'
 import { EventLogError, StreamDeleted, StreamNotFound, Unavailable } from './errors.js'
 import { isTransientStoreError } from '../kernel/storage-errors.js'
-import { IDLE_FIRST_MS, nextIdleDelay, quietUpTo, type QuietRecord } from './esdb-quiet-head.js'
+import type { IdleQuestion, IdleWait } from './esdb-head-watcher.js'
+import type { ScanRecord } from './esdb-quiet-head.js'
 import {
   comparePositions, type JsonObject, type Position, type RecordedEvent, type SubscribeOptions, type Subscription,
   type SubscriptionFilter, type SubscriptionItem,
@@ -22,7 +23,7 @@ export interface ClientRecord {
   readonly position?: { readonly commit: bigint; readonly prepare: bigint } | undefined
 }
 
-export const isSystemRecord = (record: ClientRecord): boolean => record.type.startsWith('$') || record.streamId.startsWith('$')
+export const isSystemRecord = (record: Pick<ClientRecord, 'type' | 'streamId'>): boolean => record.type.startsWith('$') || record.streamId.startsWith('$')
 
 /** BigInt() because clients of this family have returned numbers where bigints were declared. */
 export const fromClientPosition = (position: { readonly commit: bigint; readonly prepare: bigint }): Position =>
@@ -94,6 +95,7 @@ type Entry =
   | { readonly kind: 'record'; readonly record: ClientRecord | undefined }
   | { readonly kind: 'checkpoint'; readonly position: Position }
   | { readonly kind: 'caughtUp' }
+  | { readonly kind: 'head'; readonly position: Position }
   | { readonly kind: 'failed'; readonly error: unknown }
   | { readonly kind: 'ended' }
 
@@ -137,19 +139,25 @@ class Inbox {
     this.put(entry)
   }
 
-  /** The next entry; null when `timeoutMs` is given and passes first. */
-  async take(timeoutMs?: number): Promise<Entry | null> {
-    if (this.entries.length === 0 && timeoutMs !== undefined) {
-      let timer: NodeJS.Timeout | undefined
-      await new Promise<void>((resolve) => {
-        this.wake = resolve
-        timer = setTimeout(resolve, timeoutMs)
-      })
-      clearTimeout(timer)
-      this.wake = undefined
-      if (this.entries.length === 0) return null
+  /** Whether an entry is ready to be taken. */
+  get ready(): boolean {
+    return this.entries.length > 0
+  }
+
+  /**
+   * The next entry; while none has come, a head checkpoint when `idle` gives one first. A rejected
+   * `idle` rejects the take.
+   */
+  async take(idle?: Promise<Position>): Promise<Entry> {
+    while (this.entries.length === 0) {
+      const woken = new Promise<null>((resolve) => { this.wake = () => resolve(null) })
+      try {
+        const head = await (idle ? Promise.race([woken, idle]) : woken)
+        if (head !== null && this.entries.length === 0) return { kind: 'head', position: head }
+      } finally {
+        this.wake = undefined
+      }
     }
-    while (this.entries.length === 0) await new Promise<void>((resolve) => { this.wake = resolve })
     const entry = this.entries.shift()!
     if (this.subscription?.isPaused() && this.entries.length < HIGH_WATER / 2) this.subscription.resume()
     return entry
@@ -189,7 +197,7 @@ const serverFilter = (options: SubscribeOptions, onCheckpoint: (position: Positi
   return excludeSystemEvents(settings)
 }
 
-const accepts = (filter: SubscriptionFilter | undefined, record: ClientRecord): boolean =>
+const accepts = (filter: SubscriptionFilter | undefined, record: ScanRecord | ClientRecord): boolean =>
   !isSystemRecord(record)
   && (!filter?.eventTypes || filter.eventTypes.includes(record.type))
   && (!filter?.streamPrefixes || filter.streamPrefixes.some((prefix) => record.streamId.startsWith(prefix)))
@@ -198,19 +206,9 @@ const accepts = (filter: SubscriptionFilter | undefined, record: ClientRecord): 
 export interface SubscriptionSource {
   readonly client: EventStoreDBClient
   headPosition(): Promise<Position | null>
-  /** The position of the newest record of `$all`, system records included; cheap, shared. */
-  newestPosition(): Promise<Position | null>
+  /** Waits, with the log's other idle subscriptions, for a checkpoint at the head (the log's HeadWatcher). */
+  waitIdle(question: IdleQuestion): IdleWait
   isClosed(): boolean
-}
-
-/** `$all` forwards from a position (inclusive), as the checks of an idle subscription read it. */
-const recordsFrom = async function* (
-  client: EventStoreDBClient, from: Position | null, limit: number, filter: SubscriptionFilter | undefined,
-): AsyncGenerator<QuietRecord> {
-  const read = client.readAll({ fromPosition: from ? toReadPosition(from) : START, direction: FORWARDS, maxCount: limit + 1 })
-  for await (const resolved of records(read, toEventLogError)) {
-    if (resolved.event) yield { position: positionOf(resolved.event), matches: accepts(filter, resolved.event) }
-  }
 }
 
 /**
@@ -221,10 +219,10 @@ const recordsFrom = async function* (
  * The server sends a filtered subscription a checkpoint only every 32 × interval records it has
  * examined, live or not, so a projection whose filter skips the newest events would stay below
  * the head, and every "wait until projected up to the head" would time out. So, once live and
- * idle, the subscription reads the newest position of `$all`; when it has seen the same head
- * twice in a row, it reads `$all` from the last delivered position up to that head, and when
- * nothing there passes the filter it emits a checkpoint at the head. Only a real server shows
- * the timing of its own checkpoints; the contract suite checks the outcome on both logs.
+ * idle, the subscription asks the log's head watcher, which polls the head for all of them and
+ * answers with the head once nothing between the last delivery and it passes this filter. Only a
+ * real server shows the timing of its own checkpoints; the contract suite checks the outcome on
+ * both logs.
  */
 export const esdbSubscription = (source: SubscriptionSource, options: SubscribeOptions): Subscription => {
   let stopped = false
@@ -238,30 +236,11 @@ export const esdbSubscription = (source: SubscriptionSource, options: SubscribeO
     let last: Position | null = typeof start === 'object' ? start : null
     let caughtUp = false
     const reachedHead = (): boolean => head === null || (last !== null && comparePositions(last, head) >= 0)
+    // The server checkpoints every 32 × interval records examined, so fewer than that lie unseen
+    // between the last delivery and the head; twice as many is room enough.
     const scanLimit = 64 * (options.checkpointInterval ?? 1)
-    let idleDelay = IDLE_FIRST_MS
-    let seenHead: Position | null = null
-    let scannedHead: Position | null = null
-    /** A checkpoint at the head when nothing matching lies between it and the last delivery. */
-    const headCheckpoint = async (): Promise<Position | null> => {
-      const newest = await source.newestPosition()
-      if (!newest || (last && comparePositions(newest, last) <= 0)) {
-        idleDelay = nextIdleDelay(idleDelay)
-        return null
-      }
-      if (!seenHead || comparePositions(newest, seenHead) !== 0) {
-        seenHead = newest
-        idleDelay = IDLE_FIRST_MS
-        return null
-      }
-      if (scannedHead && comparePositions(newest, scannedHead) === 0) {
-        idleDelay = nextIdleDelay(idleDelay)
-        return null
-      }
-      scannedHead = newest
-      const quiet = await quietUpTo(recordsFrom(source.client, last, scanLimit, options.filter), last, newest, scanLimit)
-      return quiet ? newest : null
-    }
+    const matches = (record: ScanRecord): boolean => accepts(options.filter, record)
+    let afterActivity = true
     const subscription = source.client.subscribeToAll({
       fromPosition: toReadPosition(start),
       filter: serverFilter(options, (position) => inbox.signal({ kind: 'checkpoint', position: fromClientPosition(position) })),
@@ -273,19 +252,26 @@ export const esdbSubscription = (source: SubscriptionSource, options: SubscribeO
           caughtUp = true
           yield { kind: 'caughtUp' }
         }
-        const entry = await inbox.take(caughtUp ? idleDelay : undefined)
-        if (stopped) return
-        if (entry === null) {
-          const head = await headCheckpoint()
-          if (stopped) return
-          if (head && (last === null || comparePositions(head, last) > 0)) {
-            last = head
-            yield { kind: 'checkpoint', position: head }
-          }
-          continue
+        let idle: IdleWait | undefined
+        if (caughtUp && !inbox.ready) idle = source.waitIdle({ last, matches, limit: scanLimit, afterActivity })
+        let entry: Entry
+        try {
+          entry = await inbox.take(idle?.checkpoint)
+        } catch (error) {
+          if (stopped || source.isClosed()) return
+          throw toEventLogError(error)
+        } finally {
+          idle?.cancel()
         }
-        idleDelay = IDLE_FIRST_MS
+        if (stopped) return
+        afterActivity = entry.kind !== 'head'
         switch (entry.kind) {
+          case 'head':
+            if (last === null || comparePositions(entry.position, last) > 0) {
+              last = entry.position
+              yield { kind: 'checkpoint', position: entry.position }
+            }
+            break
           case 'record':
             if (!entry.record) break
             if (last === null || comparePositions(positionOf(entry.record), last) > 0) last = positionOf(entry.record)

@@ -3,12 +3,15 @@ import {
   WrongExpectedVersionError, jsonEvent, type ExpectedRevision as ClientExpectedRevision, type ReadRevision,
 } from '@eventstore/db-client'
 import { assertDeleteExpectation, recordSize, validateEvent } from './append-rules.js'
+import { HeadWatcher } from './esdb-head-watcher.js'
 import { refusedEsdbOption, withDefaultDeadline } from './esdb-options.js'
+import type { ScanRecord, ScanWindow } from './esdb-quiet-head.js'
+import { newReadCounts, type ReadCounts } from './esdb-read-counts.js'
 import { EventLogError, MaxAppendSizeExceeded, Unavailable, WrongExpectedVersion } from './errors.js'
 import {
   asCommandError, esdbSubscription, fromClientPosition, fromClientRecord, isSystemRecord, positionOf, records, toEventLogError, toReadPosition,
 } from './esdb-subscription.js'
-import { JsonText, type JsonObject } from './port.js'
+import { JsonText, comparePositions, type JsonObject } from './port.js'
 import type {
   ActualRevision, AppendOptions, AppendResult, DeleteOptions, EventData, EventLog, ExpectedRevision, Position, ReadAllOptions,
   ReadStreamOptions, RecordedEvent, SubscribeOptions, Subscription,
@@ -53,8 +56,16 @@ export class EsdbEventLog implements EventLog {
   readonly kind = 'eventstoredb' as const
   private closed = false
   private readonly inFlight = new Set<Promise<void>>()
+  /** The reads this log has sent to the server, by purpose; what an idle deployment costs is read here. */
+  readonly readsIssued: ReadCounts = newReadCounts()
+  private readonly watcher: HeadWatcher
 
-  constructor(private readonly client: EventStoreDBClient, private readonly appendDeadlineMs = APPEND_DEADLINE_MS) {}
+  constructor(private readonly client: EventStoreDBClient, private readonly appendDeadlineMs = APPEND_DEADLINE_MS) {
+    this.watcher = new HeadWatcher({
+      newest: () => this.newestPosition(),
+      scan: (from, head, limit) => this.scanFrom(from, head, limit),
+    })
+  }
 
   /**
    * The client connects lazily, on the first call; `esdb://host:2113?tls=false` for a dev node.
@@ -102,6 +113,8 @@ export class EsdbEventLog implements EventLog {
         if (!result.success) throw new EventLogError(`EventStoreDB refused the append to ${stream} without an error`)
         const revision = BigInt(result.nextExpectedRevision)
         const position = result.position ? fromClientPosition(result.position) : await this.positionAt(stream, revision)
+        // Idle subscriptions whose filters skip this event need a checkpoint past it: look soon.
+        this.watcher.nudge()
         return { nextExpectedRevision: revision, position }
       } catch (error) {
         throw toWriteError(error, stream, expected, size)
@@ -131,6 +144,7 @@ export class EsdbEventLog implements EventLog {
     const fromRevision: ReadRevision = from === 'start' ? START : from === 'end' ? END : from
     // At least one event is asked for, so that a missing stream fails even when none is wanted,
     // as it does embedded. Our own streams never hold `$` events, so maxCount can go to the server.
+    this.readsIssued.other++
     const read = this.client.readStream(stream, { fromRevision, direction: backwards ? BACKWARDS : FORWARDS, maxCount: Math.max(1, remaining) })
     for await (const resolved of records(read, (error) => toEventLogError(error, stream))) {
       if (remaining <= 0) return
@@ -156,6 +170,7 @@ export class EsdbEventLog implements EventLog {
       const page = remaining + (skip ? 1 : 0)
       let received = 0
       let last: Position | undefined
+      this.readsIssued.other++
       const read = this.client.readAll({ fromPosition: from, direction: backwards ? BACKWARDS : FORWARDS, maxCount: page })
       for await (const resolved of records(read, toEventLogError)) {
         received++
@@ -175,46 +190,67 @@ export class EsdbEventLog implements EventLog {
 
   subscribeToAll(options: SubscribeOptions = {}): Subscription {
     return esdbSubscription({
-      client: this.client, headPosition: () => this.headPosition(), newestPosition: () => this.newestPosition(), isClosed: () => this.closed,
+      client: this.client,
+      headPosition: () => this.headPosition(),
+      waitIdle: (question) => this.watcher.wait(question),
+      isClosed: () => this.closed,
     }, options)
   }
 
-  private newest: { at: number; position: Promise<Position | null> } | undefined
-
   /**
-   * The newest record's position, system records included: what idle subscriptions poll. One
-   * read serves every subscription that asks within a few milliseconds of another.
+   * The newest record's position, system records included: what the head watcher polls. The
+   * client's reads of `$all` carry each record's body and take no server-side filter (client
+   * 6.2.1 always sends `no_filter`), so one record is the least this read can fetch.
    */
-  private newestPosition(): Promise<Position | null> {
-    if (this.newest && Date.now() - this.newest.at < 20) return this.newest.position
-    const position = (async () => {
-      const read = this.client.readAll({ fromPosition: END, direction: BACKWARDS, maxCount: 1 })
-      for await (const resolved of records(read, toEventLogError)) if (resolved.event) return positionOf(resolved.event)
-      return null
-    })()
-    this.newest = { at: Date.now(), position }
-    return position
+  private async newestPosition(): Promise<Position | null> {
+    this.readsIssued.head++
+    const read = this.client.readAll({ fromPosition: END, direction: BACKWARDS, maxCount: 1 })
+    for await (const resolved of records(read, toEventLogError)) if (resolved.event) return positionOf(resolved.event)
+    return null
+  }
+
+  /** `$all` forwards from `from` (inclusive), up to `limit + 1` records, stopping past `head`. */
+  private async scanFrom(from: Position | null, head: Position, limit: number): Promise<ScanWindow> {
+    this.readsIssued.quietScan++
+    const maxCount = limit + 1
+    const found: ScanRecord[] = []
+    let received = 0
+    const read = this.client.readAll({ fromPosition: from ? toReadPosition(from) : START, direction: FORWARDS, maxCount })
+    for await (const resolved of records(read, toEventLogError)) {
+      received++
+      if (!resolved.event) continue
+      const record = { position: positionOf(resolved.event), type: resolved.event.type, streamId: resolved.event.streamId }
+      found.push(record)
+      if (comparePositions(record.position, head) > 0) return { records: found, complete: true }
+    }
+    return { records: found, complete: received < maxCount }
   }
 
   /**
    * The newest non-system event among the last few records. When those are all system events,
    * the newest record's position will do, unless they reach back to the start of the log: a log
-   * with no events of ours is empty, as it is embedded.
+   * with no events of ours is empty, as it is embedded. The newest record alone is read first:
+   * the server sends a whole page before the client stops reading, and it is nearly always ours.
    */
   async headPosition(): Promise<Position | null> {
     this.assertOpen()
     const window = 32
     let newest: Position | null = null
     let seen = 0
-    const read = this.client.readAll({ fromPosition: END, direction: BACKWARDS, maxCount: window })
-    for await (const resolved of records(read, toEventLogError)) {
-      seen++
-      if (!resolved.event) continue
-      const position = positionOf(resolved.event)
-      newest ??= position
-      if (!isSystemRecord(resolved.event)) return position
+    for (const maxCount of [1, window]) {
+      seen = 0
+      this.readsIssued.head++
+      const read = this.client.readAll({ fromPosition: END, direction: BACKWARDS, maxCount })
+      for await (const resolved of records(read, toEventLogError)) {
+        seen++
+        if (!resolved.event) continue
+        const position = positionOf(resolved.event)
+        newest ??= position
+        if (!isSystemRecord(resolved.event)) return position
+      }
+      if (seen < maxCount) return null
     }
-    return seen < window ? null : newest
+    return newest
   }
 
   async deleteStream(stream: string, options: DeleteOptions = {}): Promise<void> {
@@ -240,6 +276,7 @@ export class EsdbEventLog implements EventLog {
   async close(): Promise<void> {
     if (this.closed) return
     this.closed = true
+    this.watcher.close()
     await Promise.all(this.inFlight)
     await this.client.dispose()
   }

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises'
 import type { Test } from 'tap'
 import { MaxAppendSizeExceeded, StreamDeleted, StreamNotFound, WrongExpectedVersion } from '../../src/eventlog/errors.js'
 import { comparePositions, type EventData, type EventLog, type ExpectedRevision, type Position, type RecordedEvent, type SubscriptionItem } from '../../src/eventlog/port.js'
@@ -9,6 +10,8 @@ export interface EventLogAdapter {
   open(): Promise<EventLog>
   /** Whether the adapter counts append sizes to the byte as EventStoreDB does (else ±2% margins). */
   readonly exactSizes: boolean
+  /** The reads the log has sent to its server so far, for adapters that count them (EventStoreDB). */
+  readonly readsIssued?: (log: EventLog) => number
 }
 
 const event = (type = 'ThingHappened', data: Record<string, unknown> = {}): EventData => ({ id: newEventId(), type, data })
@@ -303,6 +306,57 @@ export const eventLogContract = (t: Test, adapter: EventLogAdapter): void => {
     t.ok(skipped, 'the wanted event was delivered live')
     t.ok(reachedAfterMs >= 0, 'a checkpoint at or past the newest, skipped, event arrived')
     t.ok(reachedAfterMs < 1_500, `well inside a two-second wait for the head (${reachedAfterMs} ms)`)
+  })
+
+  t.test('given 15 caught-up subscriptions left idle, then the log reads a bounded number of times per idle minute', {
+    skip: adapter.readsIssued ? false : `${adapter.name} sends no reads to a server`,
+  }, async (t) => {
+    const count = (): number => adapter.readsIssued!(log)
+    const subscriptions = 15
+    const streams = Array.from({ length: subscriptions }, (_, i) => unique(`idle-${i}`))
+    const marker = await log.append(streams[0]!, [event('MarkerSet')])
+    const reached = streams.map(() => marker.position)
+    const open = streams.map((stream) => log.subscribeToAll({ fromPosition: marker.position, filter: { streamPrefixes: [stream] } }))
+    const caughtUp = new Set<number>()
+    const running = open.map(async (subscription, i) => {
+      for await (const item of subscription) {
+        if (item.kind === 'caughtUp') caughtUp.add(i)
+        const position = item.kind === 'event' ? item.event.position : item.kind === 'checkpoint' ? item.position : null
+        if (position && comparePositions(position, reached[i]!) > 0) reached[i] = position
+      }
+    })
+    let head = marker.position
+    for (const stream of streams.slice(0, 3)) head = (await log.append(stream, events(2))).position
+    const until = Date.now() + 10_000
+    while (Date.now() < until && (caughtUp.size < subscriptions || reached.some((position) => comparePositions(position, head) < 0))) await sleep(50)
+    t.equal(caughtUp.size, subscriptions, 'every subscription caught up')
+    t.ok(reached.every((position) => comparePositions(position, head) >= 0), 'and reached the head, by an event or a checkpoint')
+
+    // Other test files may write to the same server; a window in which the head moved is measured again.
+    const observer = await adapter.open()
+    const windowMs = 10_000
+    let perMinute = Number.POSITIVE_INFINITY
+    let quietWindow = false
+    for (let attempt = 0; attempt < 3 && !quietWindow; attempt++) {
+      await sleep(1_000) // the back-off reaches its ceiling
+      const headBefore = await observer.headPosition()
+      const before = count()
+      const startedAt = Date.now()
+      await sleep(windowMs)
+      const reads = count() - before
+      const elapsed = Date.now() - startedAt
+      const headAfter = await observer.headPosition()
+      quietWindow = headBefore !== null && headAfter !== null && comparePositions(headBefore, headAfter) === 0
+      perMinute = Math.round((reads * 60_000) / elapsed)
+    }
+    await observer.close()
+    for (const subscription of open) await subscription.unsubscribe()
+    await Promise.all(running)
+    // One shared watcher polls the head at most every 400 ms once backed off: 150 reads a minute,
+    // whatever the number of subscriptions, and no quiet scan while the head stays put. A watcher
+    // per subscription would make 15 times that (about 2,250).
+    const bound = quietWindow ? 200 : 1_200
+    t.ok(perMinute <= bound, `${perMinute} log reads per idle minute for ${subscriptions} subscriptions (bound ${bound}${quietWindow ? '' : '; the head moved in every window, so reads at the 50 ms floor are allowed'})`)
   })
 
   t.test('system events never reach readers that use our filters', async (t) => {

@@ -11,7 +11,13 @@ const adapters: EventLogAdapter[] = [
 const esdbUrl = process.env['HEDGELOG_TEST_EVENTSTORE_URL']
 if (esdbUrl) {
   const { EsdbEventLog } = await import('../../src/eventlog/esdb.js')
-  adapters.push({ name: 'eventstoredb', exactSizes: false, open: async () => EsdbEventLog.connect(esdbUrl) })
+  const { totalReads } = await import('../../src/eventlog/esdb-read-counts.js')
+  adapters.push({
+    name: 'eventstoredb',
+    exactSizes: false,
+    open: async () => EsdbEventLog.connect(esdbUrl),
+    readsIssued: (log) => totalReads((log as InstanceType<typeof EsdbEventLog>).readsIssued),
+  })
 } else {
   t.comment('event log contract: skipped eventstoredb (set HEDGELOG_TEST_EVENTSTORE_URL to run it)')
 }
