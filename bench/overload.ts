@@ -5,6 +5,7 @@ import { load } from './http-load.js'
 import { pacedLoad } from './paced-load.js'
 import { startHedgelog } from './processes.js'
 import { client, install, projected } from './setup.js'
+import { probeReadable, readableFigures } from './readable.js'
 import { TARGETS, measured, verdict } from './targets.js'
 
 /**
@@ -28,9 +29,11 @@ const counted = async (api: ReturnType<typeof client>, event: string): Promise<n
 }
 
 /**
- * Overload of the default `serve` (both cores, as the sustained figure): its highest sustainable
- * `/batch/` rate is measured first (closed loop, 64 connections, 10 s), then twice that rate is
- * offered open loop for `seconds` over 2,000 connections, every request sent on schedule. Each
+ * Load of the default `serve` (both cores, as the sustained figure) relative to its highest
+ * sustainable `/batch/` rate, measured first (closed loop, 64 connections, 10 s). Four fifths of
+ * that rate are offered open loop for `seconds` while a probe times each read model from
+ * acknowledgement to readable. Then twice that rate is offered for `seconds` over 2,000
+ * connections, every request sent on schedule. Each
  * answer is counted by status; the accepted ones' p99 runs from when each was due. After the
  * load, once the projections are at the head, the run's events are counted through the query
  * service: every acknowledged one must be there.
@@ -46,6 +49,14 @@ export const overloadFigures = async (seconds: number): Promise<Figure[]> => {
     const run = randomUUID().slice(0, 8)
     const capacity = await load({ url, method: 'POST', bodies: [batchOf(installed.token, `capacity-${run}`)], connections: 64, durationMs: 10_000 })
     await projected(service.address)
+    // Four fifths of the sustainable rate, with the read models probed all along.
+    const steady = pacedLoad({
+      url, method: 'POST', body: batchOf(installed.token, `steady-${run}`), rate: 0.8 * capacity.perSecond, connections: CONNECTIONS,
+      durationMs: seconds * 1000, sleeps: true, countStatuses: true, rotate: true,
+    })
+    const readable = await probeReadable(service.address, installed, seconds * 1000 - 1000)
+    const steadily = await steady
+    await projected(service.address)
     const rate = 2 * capacity.perSecond
     const event = `overload-${run}`
     const offered = await pacedLoad({ url, method: 'POST', body: batchOf(installed.token, event), rate, connections: CONNECTIONS, durationMs: seconds * 1000, sleeps: true, countStatuses: true, rotate: true })
@@ -56,7 +67,11 @@ export const overloadFigures = async (seconds: number): Promise<Figure[]> => {
     const stored = await counted(api, event)
     const byStatus = Object.entries(offered.statuses).map(([status, count]) => `${count} × ${status}`).join(', ')
     const failed = Object.entries(offered.statuses).filter(([status]) => Number(status) === 408 || (Number(status) >= 500 && Number(status) !== 503)).reduce((sum, [, count]) => sum + count, 0)
+    const steadyStatuses = Object.entries(steadily.statuses).map(([status, count]) => `${count} × ${status}`).join(', ')
     return [
+      ...readableFigures(readable, TARGETS.readableAtEighty).map((figure) => ({
+        ...figure, note: `${figure.note}; ${Math.round(0.8 * capacity.perSecond)} batches/s offered: ${steadyStatuses}, p99 ${Math.round(steadily.p99Ms)} ms`,
+      })),
       measured(TARGETS.overloadFailures(seconds), failed + offered.unanswered + offered.refusedWithoutRetryAfter,
         `${Math.round(rate)} batches/s offered (2 × the ${Math.round(capacity.perSecond)}/s sustained closed loop): ${byStatus}; ${offered.unanswered} unanswered; ${offered.refusedWithoutRetryAfter} 503s without Retry-After; ${offered.reconnects} idle connections closed by the server and opened again`),
       measured(TARGETS.overloadAcceptedP99, offered.p99Ms, `p50 ${Math.round(offered.p50Ms)} ms, max ${Math.round(offered.maxMs)} ms, from when each request was due`),
