@@ -49,11 +49,15 @@ class Collection {
   private readonly write: Database.Statement
   private readonly fields: string[]
 
-  constructor(db: Database.Database, readonly name: string, indexes: string[][]) {
+  /** The statements that create its secondary indexes. */
+  readonly indexStatements: string[]
+
+  constructor(db: Database.Database, readonly name: string, indexes: string[][], indexesAfter: boolean) {
     this.fields = [...new Set(indexes.flat())]
     const columns = this.fields.map((field) => `, "f:${field}"`).join('')
     db.exec(`CREATE TABLE IF NOT EXISTS "${name}" (id TEXT PRIMARY KEY, body TEXT NOT NULL${columns})`)
-    for (const [i, index] of indexes.entries()) db.exec(`CREATE INDEX IF NOT EXISTS "${name}_${i}" ON "${name}" (${index.map((f) => `"f:${f}"`).join(', ')})`)
+    this.indexStatements = indexes.map((index, i) => `CREATE INDEX IF NOT EXISTS "${name}_${i}" ON "${name}" (${index.map((f) => `"f:${f}"`).join(', ')})`)
+    if (!indexesAfter) for (const statement of this.indexStatements) db.exec(statement)
     this.read = db.prepare(`SELECT body FROM "${name}" WHERE id = ?`).pluck()
     const sets = ['body = excluded.body', ...this.fields.map((field) => `"f:${field}" = excluded."f:${field}"`)]
     this.write = db.prepare(`INSERT INTO "${name}" (id, body${columns}) VALUES (?, ?${this.fields.map(() => ', ?').join('')}) ON CONFLICT (id) DO UPDATE SET ${sets.join(', ')}`)
@@ -176,7 +180,7 @@ const activity = (collections: Map<string, Collection>) => {
 }
 
 /** Projects every `EventsCaptured` row of the log at `logPath` into the store at `storePath`; the number of captured events. */
-export const projectShare = (share: Share, logPath: string, storePath: string): number => {
+export const projectShare = (share: Share, logPath: string, storePath: string, indexesAfter = false): number => {
   const log = new Database(logPath, { readonly: true })
   const db = new Database(storePath)
   db.pragma('busy_timeout = 5000')
@@ -184,7 +188,7 @@ export const projectShare = (share: Share, logPath: string, storePath: string): 
   db.pragma('synchronous = NORMAL')
   db.pragma('wal_autocheckpoint = 20000')
   db.exec('CREATE TABLE IF NOT EXISTS checkpoints (name TEXT PRIMARY KEY, position INTEGER NOT NULL)')
-  const collections = new Map(Object.entries(TABLES[share]).map(([name, indexes]) => [name, new Collection(db, `${share}_${name}`, indexes)]))
+  const collections = new Map(Object.entries(TABLES[share]).map(([name, indexes]) => [name, new Collection(db, `${share}_${name}`, indexes, indexesAfter)]))
   const apply = share === 'people' ? people(collections) : activity(collections)
   const checkpoint = db.prepare('INSERT INTO checkpoints (name, position) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET position = excluded.position')
   const page = log.prepare("SELECT global_position, data FROM events WHERE global_position > ? AND event_type = 'EventsCaptured' ORDER BY global_position LIMIT 16")
@@ -208,6 +212,7 @@ export const projectShare = (share: Share, logPath: string, storePath: string): 
     if (rows.length === 0) break
     after = rows.at(-1)!.global_position
   }
+  if (indexesAfter) for (const collection of collections.values()) for (const statement of collection.indexStatements) db.exec(statement)
   log.close()
   db.close()
   return count
