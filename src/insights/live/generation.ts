@@ -100,12 +100,16 @@ export class Generation {
   entries = 0
   private measuredAt = 0
 
-  /** `onStale` is called when some of its builds went stale (an event they counted was replaced). */
+  /**
+   * `onStale` is called when some of its builds went stale (an event they counted was replaced);
+   * `onFailed` once it has stopped on an error (the log unreachable): it keeps nothing up to date after.
+   */
   constructor(
     private readonly deps: GenerationDeps,
     definitions: Iterable<LiveDefinition>,
     private readonly onCaughtUp: (generation: Generation) => void,
     private readonly onStale: (generation: Generation) => void = () => {},
+    private readonly onFailed: (generation: Generation) => void = () => {},
   ) {
     for (const definition of definitions) {
       const build: Build = { definition, live: definition.live(), lastEventAt: null, changes: 0, stale: false, tooLarge: false }
@@ -144,6 +148,7 @@ export class Generation {
     if (this.stopped) return
     this.failure = error instanceof Error ? error.message : String(error)
     void this.stop()
+    this.onFailed(this)
   }
 
   private async read(): Promise<void> {

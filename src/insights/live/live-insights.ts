@@ -43,6 +43,8 @@ const CHANGE_SETTLE_MS = 300
 const KEEPING_EVENTS = [...INSIGHT_EVENT_TYPES, ...DASHBOARD_EVENT_TYPES, ...SUBSCRIPTION_EVENT_TYPES, CHANGE_COMMITTED]
 /** How long the start waits, at a time, for the read models to catch up before it looks for the queries to keep live. */
 const START_WAIT_MS = 60_000
+/** The wait before a generation that failed, or a watch of changes that failed, is started again: doubling from 1 s to 30 s. */
+const retryDelay = (failures: number): number => Math.min(30_000, 1000 * 2 ** Math.min(failures, 5))
 
 interface Answered {
   readonly changes: number
@@ -104,6 +106,8 @@ export class LiveInsights {
   private gather: NodeJS.Timeout | null = null
   private readonly answered = new Map<string, Answered>()
   private stopped = false
+  /** Generations that failed in a row, for the wait before the next. */
+  private failures = 0
   /** Why the queries to keep live could not be found at the start, if they could not. */
   private startFailure: string | null = null
 
@@ -133,8 +137,22 @@ export class LiveInsights {
     void this.followChanges().catch(() => undefined)
   }
 
-  /** Looks again soon after each change to an insight, a dashboard or a subscription, besides every `rescanMs`. */
+  /**
+   * Looks again soon after each change to an insight, a dashboard or a subscription, besides every
+   * `rescanMs`. A watch that fails (the log unreachable) is started again after a wait.
+   */
   private async followChanges(): Promise<void> {
+    for (let failures = 0; !this.stopped; failures++) {
+      try {
+        await this.watchChanges()
+        return
+      } catch {
+        await new Promise((resolve) => setTimeout(resolve, retryDelay(failures)).unref())
+      }
+    }
+  }
+
+  private async watchChanges(): Promise<void> {
     this.changes = this.deps.log.subscribeToAll({ fromPosition: 'end', filter: { eventTypes: KEEPING_EVENTS } })
     for await (const item of this.changes) {
       if (this.stopped) return
@@ -286,7 +304,7 @@ export class LiveInsights {
       this.asked.delete(key)
     }
     void this.building?.stop()
-    const generation = new Generation(this.deps, this.wanted.values(), (done) => this.promote(done), (stale) => this.rebuild(stale))
+    const generation = new Generation(this.deps, this.wanted.values(), (done) => this.promote(done), (stale) => this.rebuild(stale), (failed) => this.failed(failed))
     this.building = generation
     generation.start()
   }
@@ -304,9 +322,27 @@ export class LiveInsights {
     this.startGeneration()
   }
 
+  /**
+   * A generation stopped on an error keeps nothing up to date: it serves no more (reads get the
+   * engine's answer), and a new one is started after a wait, unless one is being built already.
+   */
+  private failed(generation: Generation): void {
+    if (this.stopped) return
+    if (generation === this.serving) {
+      this.serving = null
+      this.answered.clear()
+    }
+    if (generation === this.building) this.building = null
+    if (this.building !== null) return
+    if (this.gather) clearTimeout(this.gather)
+    this.gather = setTimeout(() => this.startGeneration(), retryDelay(this.failures++))
+    this.gather.unref()
+  }
+
   private promote(generation: Generation): void {
     if (generation !== this.building || this.stopped) return
     const old = this.serving
+    this.failures = 0
     this.serving = generation
     this.building = null
     this.answered.clear()
