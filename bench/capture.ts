@@ -1,6 +1,6 @@
 import type { Figure } from './figures.js'
 import { compareWithBare, comparisonNote, warmLoad } from './http-load.js'
-import { startBare, startHedgelog } from './processes.js'
+import { startBare, startDurableCapture, startHedgelog } from './processes.js'
 import { install, projected } from './setup.js'
 import { TARGETS, measured } from './targets.js'
 
@@ -14,8 +14,9 @@ export const pageview = (i: number, token?: string) => ({
 /**
  * Single-event `/capture/` on `serve --roles ingest` and on the default `serve`, each as a share of
  * a bare fastify route parsing the same POST, measured in turns with it in the same run, and
- * `/batch/` of 100 events on the ingest role. Servers on core 0, autocannon (64 connections, 16
- * for batches) on core 1.
+ * `/batch/` of 100 events on the ingest role; and the same single-event load on the ceiling that
+ * fastify and better-sqlite3 alone reach for a durable acknowledgement, which the ingest role is
+ * held against. Servers on core 0, autocannon (64 connections, 16 for batches) on core 1.
  */
 export const captureFigures = async (durationMs: number): Promise<Figure[]> => {
   const installed = await install()
@@ -41,12 +42,22 @@ export const captureFigures = async (durationMs: number): Promise<Figure[]> => {
       }
     })()
 
+    // The ceiling, in the same run: the same libraries doing only a durable, group-committed append.
+    const ceiling = await startDurableCapture(installed.dir)
+    const durable = await compareWithBare(bareLoad, { ...bareLoad, url: `${ceiling.address}/capture/` }).finally(() => ceiling.stop())
+
     const service = await startHedgelog(installed.dir, '0')
     const defaultCapture = await compareWithBare(bareLoad, { ...bareLoad, url: `${service.address}/capture/` }).finally(() => service.stop())
 
     return [
       { name: 'bare fastify POST (same capture body), 64 connections', value: ingestCapture.bare.perSecond, unit: 'req/s', note: 'the median round of the first comparison' },
       measured(TARGETS.captureIngest, ingestCapture.percent, comparisonNote(ingestCapture)),
+      {
+        name: '/capture/ ceiling: fastify and better-sqlite3 alone, a durable group-committed append', value: durable.percent, unit: '% of bare POST',
+        note: `${comparisonNote(durable)} (bench/durable-capture-server.ts)`,
+      },
+      measured(TARGETS.captureBelowCeiling, durable.percent - ingestCapture.percent,
+        `${ingestCapture.percent.toFixed(1)} % on serve --roles ingest against ${durable.percent.toFixed(1)} % for the ceiling`),
       measured(TARGETS.captureDefault, defaultCapture.percent, comparisonNote(defaultCapture)),
       measured(TARGETS.batchIngest, ingestBatch.perSecond * 100, `${Math.round(ingestBatch.perSecond)} batches/s, 16 connections`),
     ]

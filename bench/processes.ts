@@ -7,6 +7,7 @@ import { runOn } from './pinning.js'
 /** Hedgelog's CLI: this build's, or another build's named by `BENCH_MAIN` (`bench/compare-builds.ts`). */
 export const MAIN = process.env['BENCH_MAIN'] ?? fileURLToPath(new URL('../src/main.js', import.meta.url))
 export const BARE = fileURLToPath(new URL('./bare-server.js', import.meta.url))
+const DURABLE_CAPTURE = fileURLToPath(new URL('./durable-capture-server.js', import.meta.url))
 
 /**
  * How a script is run: Hedgelog's CLI (this build's or another's) through its `#!` line, as
@@ -93,6 +94,9 @@ export const startHedgelog = async (dir: string, cores: Cores, roles?: string, m
   const args = roles === undefined ? [main, 'serve'] : [main, 'serve', '--roles', roles]
   return startProcess(args, { HEDGELOG_DATA_DIR: dir, PORT: String(port), LOG_LEVEL: 'warn', HEDGELOG_RATE_LIMITS: 'off', ...env }, cores, `http://127.0.0.1:${port}`)
 }
+
+/** The durable-capture ceiling (`bench/durable-capture-server.ts`) on core 0, writing its file in `dir`. */
+export const startDurableCapture = (dir: string): Promise<Server> => startProcess([DURABLE_CAPTURE, dir], {}, '0')
 
 /** The bare fastify baseline on core 0, answering `documents` (method and path → exact body) besides its POST routes. */
 export const startBare = (documentsFile?: string): Promise<Server> =>

@@ -14,6 +14,7 @@ const equalDigest = (model: string): Expected => ({ name: `rebuild digest of ${m
 /** The targets of the speed work (2-core machine, embedded mode, ratios to a bare route in the same run). */
 export const TARGETS = {
   captureIngest: atLeast('/capture/ single event, serve --roles ingest', '% of bare POST', 60),
+  captureBelowCeiling: atMost('/capture/ single event, serve --roles ingest: points below the durable-capture ceiling', 'points', 10),
   captureDefault: atLeast('/capture/ single event, default serve', '% of bare POST', 40),
   batchIngest: atLeast('/batch/ of 100 events, serve --roles ingest', 'events/s', 100_000),
   batchDefault: (seconds: number) => atLeast(`/batch/ of 100 events, default serve, over ${seconds} s`, 'events/s', 40_000),
