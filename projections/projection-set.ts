@@ -145,7 +145,8 @@ export class ProjectionSet implements Projections {
   }
 
   private async buildBeside(slot: Slot, pending: Build & { switchAt: string }): Promise<void> {
-    const runner = await this.run(slot.projector, pending)
+    // Nothing queries a pending build before the switch, and the switch waits for `live`.
+    const runner = await this.run(slot.projector, pending, { indexesWhenLive: true })
     slot.pending = runner
     const target = positionFromString(pending.switchAt)
     while (!this.stopped) {
@@ -166,8 +167,9 @@ export class ProjectionSet implements Projections {
     await previous?.stop()
   }
 
-  private async run(projector: Projector, build: Build): Promise<ProjectionRunner> {
+  private async run(projector: Projector, build: Build, bulk: { indexesWhenLive?: boolean } = {}): Promise<ProjectionRunner> {
     const runner = new ProjectionRunner({
+      ...bulk,
       log: this.options.log,
       store: this.options.store,
       projector,

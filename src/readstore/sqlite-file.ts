@@ -387,15 +387,17 @@ export class SqliteFile implements ReadStore {
    */
   async ensureIndex(collection: string, fields: readonly string[]): Promise<void> {
     const name = this.ensureTable(collection)
-    for (const field of fields) {
-      assertField(field)
-      if (this.column(collection, field)) continue
-      // Immediate: another connection may be adding the same column (another projection thread).
+    for (const field of fields) assertField(field)
+    if (fields.some((field) => !this.column(collection, field))) {
+      // Immediate: another connection may be adding the same columns (another projection thread).
+      // The missing columns are filled in one pass over the table: on a filled table (a build that
+      // deferred its indexes) each pass reads and rewrites every row.
       this.db.transaction(() => {
-        if (this.columnsOf(name).has(field)) return
-        const column = newColumn(field)
-        this.db.exec(`ALTER TABLE ${name} ADD COLUMN ${column.sql}`)
-        this.db.exec(`UPDATE ${name} SET ${column.sql} = ${columnValueFromBody(column)}`)
+        const present = this.columnsOf(name)
+        const added = [...new Set(fields)].filter((field) => !present.has(field)).map(newColumn)
+        if (added.length === 0) return
+        for (const column of added) this.db.exec(`ALTER TABLE ${name} ADD COLUMN ${column.sql}`)
+        this.db.exec(`UPDATE ${name} SET ${added.map((column) => `${column.sql} = ${columnValueFromBody(column)}`).join(', ')}`)
       }).immediate()
       this.tables.set(collection, this.columnsOf(name))
       this.plans.delete(collection)
