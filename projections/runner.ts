@@ -43,7 +43,8 @@ export interface RunnerOptions {
    * instead of at start. For a build that serves no query until it is switched to (a rebuild, a new
    * version): the projector reads its documents by id only, so the indexes serve nothing while it
    * catches up, and building each one once over the filled tables costs less than keeping it
-   * sorted through every commit. Default false.
+   * sorted through every commit. What an index needs beside itself (the embedded store's columns)
+   * is still readied at start, so the documents are written with it. Default false.
    */
   readonly indexesWhenLive?: boolean
 }
@@ -128,7 +129,8 @@ export class ProjectionRunner {
   }
 
   async start(): Promise<void> {
-    if (this.options.indexesWhenLive !== true) await this.ensureIndexes()
+    if (this.options.indexesWhenLive === true) await this.ensureIndexes((collection, fields) => this.options.store.prepareIndex?.(collection, fields))
+    else await this.ensureIndexes()
     await this.options.store.ensureIndex(QUARANTINE, ['checkpoint'])
     this.status = 'catching_up'
     this.loop = this.supervise().catch((error: unknown) => {
@@ -138,10 +140,15 @@ export class ProjectionRunner {
     })
   }
 
-  /** The projector's own indexes; each call after the first finds them there (`ensureIndex` is idempotent). */
-  private async ensureIndexes(): Promise<void> {
+  /**
+   * The projector's own indexes (or, with `make`, what `make` does for each); each call after the
+   * first finds them there (`ensureIndex` and `prepareIndex` are idempotent).
+   */
+  private async ensureIndexes(
+    make: (collection: string, fields: readonly string[]) => Promise<void> | undefined = (collection, fields) => this.options.store.ensureIndex(collection, fields),
+  ): Promise<void> {
     for (const [collection, indexes] of Object.entries(this.options.projector.indexes ?? {})) {
-      for (const fields of indexes) await this.options.store.ensureIndex(this.physical(collection), fields)
+      for (const fields of indexes) await make(this.physical(collection), fields)
     }
   }
 

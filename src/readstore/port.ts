@@ -106,6 +106,13 @@ export interface ReadStore {
   checkpoint(name: string): Promise<Position | null>
   /** Idempotent; call at start-up, before commits. */
   ensureIndex(collection: string, fields: readonly string[]): Promise<void>
+  /**
+   * Idempotent; readies what `ensureIndex` with the same fields will need, without creating the
+   * index, so that creating it later over many documents only sorts them. The embedded store adds
+   * the fields' columns, written with every document from then on; a store that needs nothing
+   * beside the index leaves it out.
+   */
+  prepareIndex?(collection: string, fields: readonly string[]): Promise<void>
   dropCollection(collection: string): Promise<void>
   /**
    * Takes or renews a lease; true when `owner` holds it for `ttlMs` from now. Expiry is reckoned

@@ -386,12 +386,29 @@ export class SqliteFile implements ReadStore {
    * stored documents when it is added), written beside the body on every commit.
    */
   async ensureIndex(collection: string, fields: readonly string[]): Promise<void> {
+    const name = this.ensureColumns(collection, fields)
+    const suffix = `${collection}_${fields.join('_').replace(/[^A-Za-z0-9_]/g, '_')}`
+    // Files written before columns held indexed fields have expression indexes under another name.
+    this.db.exec(`DROP INDEX IF EXISTS "ix_${suffix}"`)
+    this.db.exec(`CREATE INDEX IF NOT EXISTS "cx_${suffix}" ON ${name} (${fields.map((field) => this.column(collection, field)!.sql).join(', ')})`)
+  }
+
+  /**
+   * The fields' columns without the index: a bulk build writes them with each document, as it
+   * would with the index, and creating the index at the end then sorts them and parses no body.
+   */
+  async prepareIndex(collection: string, fields: readonly string[]): Promise<void> {
+    this.ensureColumns(collection, fields)
+  }
+
+  /** Adds the columns `fields` lack, filled from the stored documents; the table's quoted name. */
+  private ensureColumns(collection: string, fields: readonly string[]): string {
     const name = this.ensureTable(collection)
     for (const field of fields) assertField(field)
     if (fields.some((field) => !this.column(collection, field))) {
       // Immediate: another connection may be adding the same columns (another projection thread).
-      // The missing columns are filled in one pass over the table: on a filled table (a build that
-      // deferred its indexes) each pass reads and rewrites every row.
+      // The missing columns are filled in one pass over the table: on a filled table each pass
+      // reads and rewrites every row.
       this.db.transaction(() => {
         const present = this.columnsOf(name)
         const added = [...new Set(fields)].filter((field) => !present.has(field)).map(newColumn)
@@ -402,10 +419,7 @@ export class SqliteFile implements ReadStore {
       this.tables.set(collection, this.columnsOf(name))
       this.plans.delete(collection)
     }
-    const suffix = `${collection}_${fields.join('_').replace(/[^A-Za-z0-9_]/g, '_')}`
-    // Files written before columns held indexed fields have expression indexes under another name.
-    this.db.exec(`DROP INDEX IF EXISTS "ix_${suffix}"`)
-    this.db.exec(`CREATE INDEX IF NOT EXISTS "cx_${suffix}" ON ${name} (${fields.map((field) => this.column(collection, field)!.sql).join(', ')})`)
+    return name
   }
 
   async dropCollection(collection: string): Promise<void> {
