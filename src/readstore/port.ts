@@ -104,7 +104,10 @@ export interface ReadStore {
    */
   stage(key: StagingKey, changes: readonly DocumentChange[]): Promise<void>
   checkpoint(name: string): Promise<Position | null>
-  /** Idempotent; call at start-up, before commits. */
+  /**
+   * Idempotent; called at start-up, before commits, or by a build beside the live one once it has
+   * caught up: the documents already stored are indexed too.
+   */
   ensureIndex(collection: string, fields: readonly string[]): Promise<void>
   /**
    * Idempotent; readies what `ensureIndex` with the same fields will need, without creating the

@@ -138,3 +138,48 @@ t.test('a rebuild defers its projector\'s indexes until it has caught up, and sw
     .all() as { detail: string }[]
   t.match(plan.map((row) => row.detail).join('\n'), /USING INDEX "?cx_/, 'the rebuilt collection answers it from an index')
 })
+
+t.test('a rebuild stopped before it caught up makes its indexes when it catches up after the restart, before its switch', async (t) => {
+  const path = join(tempDir(t), 'readmodels.sqlite')
+  const sqliteLog = new SqliteEventLog({ path: ':memory:' })
+  const { log, hold, release } = heldLog(sqliteLog)
+  const store = new SqliteReadStore({ path })
+  const registry = new ProjectionRegistry(store)
+  const first = new ProjectionSet({ log, store, registry, projectors: [events] })
+  let second: ProjectionSet | null = null
+  t.teardown(async () => {
+    release()
+    await first.stop()
+    await second?.stop()
+    await sqliteLog.close()
+    await store.close()
+  })
+  await first.start()
+  for (let i = 0; i < 10; i++) await capture(log, 1, [event('$pageview', `user-${i % 4}`), event('bought', `user-${i % 3}`)])
+  const head = (await log.headPosition())!
+  for (let tries = 0; tries < 200 && (await store.checkpoint(checkpointName('events', (await registry.read('events'))!.active)))?.commit !== head.commit; tries++) {
+    await new Promise((resolve) => setTimeout(resolve, 25))
+  }
+  const active = (await registry.read('events'))!.active
+  const original = await digestProjection(store, events, active)
+
+  hold()
+  const pending = (await requestRebuild(registry, events, positionToString(head))).pending!
+  for (let tries = 0; tries < 200 && (await store.checkpoint(checkpointName('events', pending)))?.commit !== head.commit; tries++) {
+    await new Promise((resolve) => setTimeout(resolve, 25))
+  }
+  t.equal((await store.checkpoint(checkpointName('events', pending)))?.commit, head.commit, 'the pending build applied the log')
+  await first.stop()
+  t.same(indexesOf(path, pending, events.collections), { events: [] }, 'stopped without its indexes')
+  t.equal((await registry.read('events'))!.active.build, active.build, 'and without switching')
+
+  release()
+  second = new ProjectionSet({ log, store, registry, projectors: [events] })
+  await second.start()
+  for (let tries = 0; tries < 200 && (await registry.read('events'))!.active.build !== pending.build; tries++) {
+    await new Promise((resolve) => setTimeout(resolve, 25))
+  }
+  t.equal((await registry.read('events'))!.active.build, pending.build, 'switched once caught up after the restart')
+  t.equal(indexesOf(path, pending, events.collections)['events']!.length, events.indexes!['events']!.length, 'with every index')
+  t.equal((await digestProjection(store, events, pending)).sha256, original.sha256, 'and the same digest')
+})
