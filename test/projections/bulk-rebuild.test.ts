@@ -110,7 +110,7 @@ t.test('a rebuild defers its projector\'s indexes until it has caught up, and sw
     const pending = (await requestRebuild(registry, projector, positionToString(head))).pending!
     const pendingCheckpoint = checkpointName(projector.name, pending)
     // Picked up as one registered from the command line is, by the running set.
-    for (let tries = 0; tries < 200; tries++) {
+    for (let tries = 0; tries < 400; tries++) {
       const at = await store.checkpoint(pendingCheckpoint)
       if (at !== null && at.commit >= head.commit) break
       await new Promise((resolve) => setTimeout(resolve, 25))
@@ -122,7 +122,7 @@ t.test('a rebuild defers its projector\'s indexes until it has caught up, and sw
     t.ok(await store.count(physicalCollection(projector.collections[0]!, pending)) > 0, `${projector.name}: the pending build holds documents`)
 
     release()
-    for (let tries = 0; tries < 200 && (await registry.read(projector.name))!.active.build !== pending.build; tries++) {
+    for (let tries = 0; tries < 400 && (await registry.read(projector.name))!.active.build !== pending.build; tries++) {
       await new Promise((resolve) => setTimeout(resolve, 25))
     }
     t.equal((await registry.read(projector.name))!.active.build, pending.build, `${projector.name}: switched to the rebuilt build`)
@@ -157,7 +157,7 @@ t.test('a rebuild stopped before it caught up makes its indexes when it catches 
   await first.start()
   for (let i = 0; i < 10; i++) await capture(log, 1, [event('$pageview', `user-${i % 4}`), event('bought', `user-${i % 3}`)])
   const head = (await log.headPosition())!
-  for (let tries = 0; tries < 200 && (await store.checkpoint(checkpointName('events', (await registry.read('events'))!.active)))?.commit !== head.commit; tries++) {
+  for (let tries = 0; tries < 400 && (await store.checkpoint(checkpointName('events', (await registry.read('events'))!.active)))?.commit !== head.commit; tries++) {
     await new Promise((resolve) => setTimeout(resolve, 25))
   }
   const active = (await registry.read('events'))!.active
@@ -165,7 +165,7 @@ t.test('a rebuild stopped before it caught up makes its indexes when it catches 
 
   hold()
   const pending = (await requestRebuild(registry, events, positionToString(head))).pending!
-  for (let tries = 0; tries < 200 && (await store.checkpoint(checkpointName('events', pending)))?.commit !== head.commit; tries++) {
+  for (let tries = 0; tries < 400 && (await store.checkpoint(checkpointName('events', pending)))?.commit !== head.commit; tries++) {
     await new Promise((resolve) => setTimeout(resolve, 25))
   }
   t.equal((await store.checkpoint(checkpointName('events', pending)))?.commit, head.commit, 'the pending build applied the log')
@@ -176,7 +176,7 @@ t.test('a rebuild stopped before it caught up makes its indexes when it catches 
   release()
   second = new ProjectionSet({ log, store, registry, projectors: [events] })
   await second.start()
-  for (let tries = 0; tries < 200 && (await registry.read('events'))!.active.build !== pending.build; tries++) {
+  for (let tries = 0; tries < 400 && (await registry.read('events'))!.active.build !== pending.build; tries++) {
     await new Promise((resolve) => setTimeout(resolve, 25))
   }
   t.equal((await registry.read('events'))!.active.build, pending.build, 'switched once caught up after the restart')
