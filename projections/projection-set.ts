@@ -5,7 +5,8 @@ import type { Projector } from '../src/readstore/projector.js'
 import { ProjectionRegistry, type RegistryEntry } from './registry.js'
 import type { Projections, ProjectionStatus, QuarantinedEvent } from '../src/readstore/projections.js'
 import { QUARANTINE, quarantinedEvents } from './quarantine.js'
-import { ProjectionRunner } from './runner.js'
+import { ProjectionRunner, type RunnerOptions } from './runner.js'
+import { bulkBuildOptions } from './bulk.js'
 import { Signal } from './signal.js'
 import { DecodedEvents } from './decoded-events.js'
 
@@ -145,7 +146,8 @@ export class ProjectionSet implements Projections {
   }
 
   private async buildBeside(slot: Slot, pending: Build & { switchAt: string }): Promise<void> {
-    const runner = await this.run(slot.projector, pending)
+    // Nothing queries a pending build before the switch, and the switch waits for `live`.
+    const runner = await this.run(slot.projector, pending, bulkBuildOptions(slot.projector))
     slot.pending = runner
     const target = positionFromString(pending.switchAt)
     while (!this.stopped) {
@@ -166,7 +168,7 @@ export class ProjectionSet implements Projections {
     await previous?.stop()
   }
 
-  private async run(projector: Projector, build: Build): Promise<ProjectionRunner> {
+  private async run(projector: Projector, build: Build, bulk: Pick<RunnerOptions, 'batchSize' | 'indexesWhenLive'> = {}): Promise<ProjectionRunner> {
     const runner = new ProjectionRunner({
       log: this.options.log,
       store: this.options.store,
@@ -174,6 +176,7 @@ export class ProjectionSet implements Projections {
       build,
       decodings: this.decodings,
       ...(projector.batchSize ? { batchSize: projector.batchSize } : {}),
+      ...bulk,
       onError: (error, fatal) => this.options.onError?.(projector.name, error, fatal),
       onQuarantine: (change) => this.options.onQuarantine?.(projector.name, change.doc as QuarantinedEvent),
       onAdvance: (position) => {

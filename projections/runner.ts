@@ -38,6 +38,15 @@ export interface RunnerOptions {
   readonly onAdvance?: (position: Position) => void
   /** Called once, when the build has first caught up with the head of the log. */
   readonly onLive?: () => void
+  /**
+   * Creates the projector's own indexes when the build first catches up, before it reports `live`,
+   * instead of at start. For a build that serves no query until it is switched to (a rebuild, a new
+   * version): the projector reads its documents by id only, so the indexes serve nothing while it
+   * catches up, and building each one once over the filled tables costs less than keeping it
+   * sorted through every commit. What an index needs beside itself (the embedded store's columns)
+   * is still readied at start, so the documents are written with it. Default false.
+   */
+  readonly indexesWhenLive?: boolean
 }
 
 const IDLE = Symbol('idle')
@@ -120,17 +129,27 @@ export class ProjectionRunner {
   }
 
   async start(): Promise<void> {
-    const { store, projector } = this.options
-    for (const [collection, indexes] of Object.entries(projector.indexes ?? {})) {
-      for (const fields of indexes) await store.ensureIndex(this.physical(collection), fields)
-    }
-    await store.ensureIndex(QUARANTINE, ['checkpoint'])
+    if (this.options.indexesWhenLive === true) await this.ensureIndexes((collection, fields) => this.options.store.prepareIndex?.(collection, fields))
+    else await this.ensureIndexes()
+    await this.options.store.ensureIndex(QUARANTINE, ['checkpoint'])
     this.status = 'catching_up'
     this.loop = this.supervise().catch((error: unknown) => {
       this.status = 'failed'
       this.waiters.release()
       this.options.onError?.(error, true)
     })
+  }
+
+  /**
+   * The projector's own indexes (or, with `make`, what `make` does for each); each call after the
+   * first finds them there (`ensureIndex` and `prepareIndex` are idempotent).
+   */
+  private async ensureIndexes(
+    make: (collection: string, fields: readonly string[]) => Promise<void> | undefined = (collection, fields) => this.options.store.ensureIndex(collection, fields),
+  ): Promise<void> {
+    for (const [collection, indexes] of Object.entries(this.options.projector.indexes ?? {})) {
+      for (const fields of indexes) await make(this.physical(collection), fields)
+    }
   }
 
   /**
@@ -225,6 +244,10 @@ export class ProjectionRunner {
         weight = 0
         if (item.kind === 'checkpoint') await this.skipTo(item.position)
         else if (this.status !== 'live') {
+          // Before `live`, so a build that deferred its indexes has every one before it can be
+          // switched to, also when it started again after a restart; a failure here is retried as
+          // any other, from the stored checkpoint.
+          if (this.options.indexesWhenLive === true) await this.ensureIndexes()
           this.status = 'live'
           this.options.onLive?.()
         }

@@ -104,8 +104,18 @@ export interface ReadStore {
    */
   stage(key: StagingKey, changes: readonly DocumentChange[]): Promise<void>
   checkpoint(name: string): Promise<Position | null>
-  /** Idempotent; call at start-up, before commits. */
+  /**
+   * Idempotent; called at start-up, before commits, or by a build beside the live one once it has
+   * caught up: the documents already stored are indexed too.
+   */
   ensureIndex(collection: string, fields: readonly string[]): Promise<void>
+  /**
+   * Idempotent; readies what `ensureIndex` with the same fields will need, without creating the
+   * index, so that creating it later over many documents only sorts them. The embedded store adds
+   * the fields' columns, written with every document from then on; a store that needs nothing
+   * beside the index leaves it out.
+   */
+  prepareIndex?(collection: string, fields: readonly string[]): Promise<void>
   dropCollection(collection: string): Promise<void>
   /**
    * Takes or renews a lease; true when `owner` holds it for `ttlMs` from now. Expiry is reckoned

@@ -386,24 +386,40 @@ export class SqliteFile implements ReadStore {
    * stored documents when it is added), written beside the body on every commit.
    */
   async ensureIndex(collection: string, fields: readonly string[]): Promise<void> {
-    const name = this.ensureTable(collection)
-    for (const field of fields) {
-      assertField(field)
-      if (this.column(collection, field)) continue
-      // Immediate: another connection may be adding the same column (another projection thread).
-      this.db.transaction(() => {
-        if (this.columnsOf(name).has(field)) return
-        const column = newColumn(field)
-        this.db.exec(`ALTER TABLE ${name} ADD COLUMN ${column.sql}`)
-        this.db.exec(`UPDATE ${name} SET ${column.sql} = ${columnValueFromBody(column)}`)
-      }).immediate()
-      this.tables.set(collection, this.columnsOf(name))
-      this.plans.delete(collection)
-    }
+    const name = this.ensureColumns(collection, fields)
     const suffix = `${collection}_${fields.join('_').replace(/[^A-Za-z0-9_]/g, '_')}`
     // Files written before columns held indexed fields have expression indexes under another name.
     this.db.exec(`DROP INDEX IF EXISTS "ix_${suffix}"`)
     this.db.exec(`CREATE INDEX IF NOT EXISTS "cx_${suffix}" ON ${name} (${fields.map((field) => this.column(collection, field)!.sql).join(', ')})`)
+  }
+
+  /**
+   * The fields' columns without the index: a bulk build writes them with each document, as it
+   * would with the index, and creating the index at the end then sorts them and parses no body.
+   */
+  async prepareIndex(collection: string, fields: readonly string[]): Promise<void> {
+    this.ensureColumns(collection, fields)
+  }
+
+  /** Adds the columns `fields` lack, filled from the stored documents; the table's quoted name. */
+  private ensureColumns(collection: string, fields: readonly string[]): string {
+    const name = this.ensureTable(collection)
+    for (const field of fields) assertField(field)
+    if (fields.some((field) => !this.column(collection, field))) {
+      // Immediate: another connection may be adding the same columns (another projection thread).
+      // The missing columns are filled in one pass over the table: on a filled table each pass
+      // reads and rewrites every row.
+      this.db.transaction(() => {
+        const present = this.columnsOf(name)
+        const added = [...new Set(fields)].filter((field) => !present.has(field)).map(newColumn)
+        if (added.length === 0) return
+        for (const column of added) this.db.exec(`ALTER TABLE ${name} ADD COLUMN ${column.sql}`)
+        this.db.exec(`UPDATE ${name} SET ${added.map((column) => `${column.sql} = ${columnValueFromBody(column)}`).join(', ')}`)
+      }).immediate()
+      this.tables.set(collection, this.columnsOf(name))
+      this.plans.delete(collection)
+    }
+    return name
   }
 
   async dropCollection(collection: string): Promise<void> {

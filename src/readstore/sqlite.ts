@@ -159,6 +159,10 @@ export class SqliteReadStore implements ReadStore {
     return this.fileOfCheckpoint(name).checkpoint(name)
   }
 
+  async prepareIndex(collection: string, fields: readonly string[]): Promise<void> {
+    return this.fileOfCollection(collection).prepareIndex(collection, fields)
+  }
+
   async ensureIndex(collection: string, fields: readonly string[]): Promise<void> {
     if (collection !== QUARANTINE) return this.fileOfCollection(collection).ensureIndex(collection, fields)
     for (const file of this.files) await file.ensureIndex(collection, fields)

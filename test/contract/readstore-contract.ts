@@ -144,6 +144,23 @@ export const readStoreContract = (t: Test, adapter: ReadStoreAdapter): void => {
     t.equal(await store.count('typed_values', { v: 1 }), 1)
   })
 
+  t.test('an index created over stored documents answers as one created before them', async (t) => {
+    // A build that defers its indexes (a rebuild) creates them over filled collections.
+    const docs = [
+      { id: 'v1', v: true, w: 'b' }, { id: 'v2', v: 1, w: 'a' }, { id: 'v3', v: false }, { id: 'v4', v: 0, w: 'a' }, { id: 'v5', v: '1' }, { id: 'v6', v: { n: 1 } }, { id: 'v7', w: 'c' },
+    ]
+    await store.commit({ checkpoint: 'late-loader', expected: null, next: at(1), changes: docs.map((doc) => ({ collection: 'late_values', id: doc.id, doc })) })
+    await store.ensureIndex('late_values', ['w', 'v'])
+    await store.ensureIndex('late_values', ['v'])
+    const ids = async (query: Parameters<ReadStore['find']>[1]) => (await store.find<{ id: string }>('late_values', query)).map((d) => d.id)
+    t.same((await ids({ where: { v: 1 } })), ['v2'], 'the number 1, not true')
+    t.same((await ids({ where: { v: false } })), ['v3'])
+    t.same((await ids({ range: { v: { gte: 0 } } })).sort(), ['v2', 'v4'], 'numbers only')
+    t.same(await ids({ where: { w: 'a' }, orderBy: [['v', 'asc']] }), ['v4', 'v2'])
+    await store.commit({ checkpoint: 'late-loader', expected: at(1), next: at(2), changes: [{ collection: 'late_values', id: 'v8', doc: { id: 'v8', v: 2, w: 'a' } }] })
+    t.same(await ids({ where: { w: 'a' }, range: { v: { gte: 1 } }, orderBy: [['v', 'asc']] }), ['v2', 'v8'], 'a later write keeps the index')
+  })
+
   t.test('keys that start with $ or contain dots survive a round trip and can be filtered on', async (t) => {
     const doc = { id: 'odd', properties: { $browser: 'Firefox', 'utm.source': 'ads', nested: { $set: { a: 1 } } }, tags: ['x'] }
     await store.commit({ checkpoint: 'odd-loader', expected: null, next: at(1), changes: [{ collection: 'odd_keys', id: 'odd', doc }] })
