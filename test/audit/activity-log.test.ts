@@ -49,7 +49,7 @@ t.test('the environment activity log filters by user, by a closed time range and
   t.same(byAdmin, all.filter((e) => e.user?.uuid === w.installation.user_uuid), 'every entry of the admin and no other')
 
   const untilFirst = (await log(`?end_date=${encodeURIComponent(first)}`)).results
-  t.ok(untilFirst.every((e) => e.created_at <= first), 'nothing after the end of the range')
+  t.ok(untilFirst.every((e) => Date.parse(e.created_at) <= Date.parse(first)), 'nothing after the end of the range')
   t.same(labels(untilFirst).slice(0, 2), ['FeatureFlag created', 'Dashboard created'])
   const fromFirst = (await log(`?start_date=${encodeURIComponent(first)}`)).results
   t.equal(untilFirst.length + fromFirst.length, all.length, 'the two halves make the whole log')
