@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import { compileFilterDate } from './dates.js'
 import { DATE_OPERATORS, PROPERTY_OPERATORS, STRING_VALUED_OPERATORS } from './operators.js'
-import { pythonText } from './python-text.js'
+import { pythonText } from '../kernel/python-text.js'
 import { patternProblem } from './regex.js'
 
 const FLAG_KEY = /^[a-zA-Z0-9_-]+$/

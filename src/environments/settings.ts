@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import type { JsonObject } from '../eventlog/port.js'
 import { drfBoolean, drfInteger } from '../http/drf.js'
+import { invalidChoice } from '../kernel/python-text.js'
 
 /** A time zone name the runtime knows (IANA names and their aliases). */
 export const isTimeZone = (name: string): boolean => {
@@ -12,7 +13,7 @@ export const isTimeZone = (name: string): boolean => {
   }
 }
 
-const timezone = z.string().refine(isTimeZone, { error: (issue) => `"${String(issue.input)}" is not a valid choice.`, params: { drfCode: 'invalid_choice' } })
+const timezone = z.string().refine(isTimeZone, { error: (issue) => invalidChoice(issue.input), params: { drfCode: 'invalid_choice' } })
 const json = z.unknown()
 const strings = z.array(z.string())
 

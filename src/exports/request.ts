@@ -5,6 +5,7 @@ import type { ReadModels } from '../readstore/read-models.js'
 import type { DashboardDocument } from '../dashboards/document.js'
 import type { InsightDocument } from '../insights/document.js'
 import { EXPORT_FORMATS, type ExportFormat } from './events.js'
+import { invalidChoice } from '../kernel/python-text.js'
 
 /** What `POST …/exports/` asks for, its targets found in this environment. */
 export interface ExportRequest {
@@ -74,7 +75,7 @@ export const readExportRequest = async (models: ReadModels, environment: Environ
   if (format === null) throw new ValidationFailed('This field may not be null.', 'export_format', 'null')
   if (format === '') throw new ValidationFailed('"" is not a valid choice.', 'export_format', 'invalid_choice')
   if (!(EXPORT_FORMATS as readonly unknown[]).includes(format)) {
-    throw new ValidationFailed(`"${String(format)}" is not a valid choice.`, 'export_format', 'invalid_choice')
+    throw new ValidationFailed(invalidChoice(format), 'export_format', 'invalid_choice')
   }
   const context = fields['export_context']
   if (context !== undefined && context !== null && !isObject(context)) {

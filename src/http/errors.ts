@@ -4,6 +4,7 @@ import { DomainError, Overloaded, type ErrorType } from '../kernel/errors.js'
 import { Throttled } from '../auth/rate-limit.js'
 import { isBrokenStoreError, isTransientStoreError } from '../kernel/storage-errors.js'
 import { StoresNotReached } from './store-gate.js'
+import { invalidChoice } from '../kernel/python-text.js'
 
 export interface ErrorBody {
   readonly type: ErrorType
@@ -30,7 +31,7 @@ const fromZod = (error: ZodError, request: FastifyRequest, context: string | und
     const named = typeof issue.params['attr'] === 'string' ? issue.params['attr'] : attr
     return body('validation_error', issue.params['drfCode'], issue.message, named)
   }
-  if (issue.code === 'invalid_value') return body('validation_error', 'invalid_choice', `"${String(value)}" is not a valid choice.`, attr)
+  if (issue.code === 'invalid_value') return body('validation_error', 'invalid_choice', invalidChoice(value), attr)
   return body('validation_error', 'invalid_input', issue.message, attr)
 }
 

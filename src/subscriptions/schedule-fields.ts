@@ -3,6 +3,7 @@ import {
   type Schedule, type SubscriptionTargetType,
 } from './schedule.js'
 import { normalizeUtcDateTime } from './utc-datetime.js'
+import { invalidChoice } from '../kernel/python-text.js'
 
 /** One refused field, in PostHog's terms: `attr` as drf-exceptions-hog names it, DRF's code. */
 export interface ScheduleProblem {
@@ -23,10 +24,6 @@ const INT32_MIN = -2_147_483_648
 const INT32_MAX = 2_147_483_647
 const DATETIME_FORMATS = 'YYYY-MM-DDThh:mm[:ss[.uuuuuu]][+HH:MM|-HH:MM|Z]'
 
-// How Python's str() shows a value, which DRF puts into its messages.
-const pythonText = (value: unknown): string =>
-  typeof value === 'string' ? value : typeof value === 'boolean' ? (value ? 'True' : 'False') : JSON.stringify(value)
-
 const pythonTypeName = (value: unknown): string =>
   typeof value === 'string' ? 'str' : typeof value === 'boolean' ? 'bool'
     : typeof value === 'number' ? (Number.isInteger(value) ? 'int' : 'float') : 'dict'
@@ -39,7 +36,7 @@ const nullable = (check: Check, allowNull: boolean): Check => (attr, value) =>
 const choice = (choices: readonly string[]): Check => (attr, value) =>
   typeof value === 'string' && choices.includes(value)
     ? { value }
-    : problem(attr, 'invalid_choice', `"${pythonText(value)}" is not a valid choice.`)
+    : problem(attr, 'invalid_choice', invalidChoice(value))
 
 // DRF's IntegerField takes integers and integer strings ("7", "7.0"); the model column is int32.
 const integer = (min: number): Check => (attr, value) => {

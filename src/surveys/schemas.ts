@@ -1,12 +1,13 @@
 import { z } from 'zod'
 import { drfBoolean, drfInteger } from '../http/drf.js'
 import { flagFiltersSchema } from '../decide/filters-schema.js'
+import { invalidChoice } from '../kernel/python-text.js'
 
 export const SURVEY_TYPES = ['popover', 'widget', 'external_survey', 'api'] as const
 export const QUESTION_TYPES = ['open', 'link', 'rating', 'multiple_choice', 'single_choice'] as const
 
 const question = z.looseObject({
-  type: z.enum(QUESTION_TYPES, { error: (issue) => `"${String(issue.input)}" is not a valid choice.` }),
+  type: z.enum(QUESTION_TYPES, { error: (issue) => invalidChoice(issue.input) }),
   question: z.string({ error: 'Question text is required' }).min(1, { error: 'Question text is required' }).max(10_000),
   id: z.string().max(200).optional(),
 })
@@ -21,7 +22,7 @@ const bounded = (min: number, max: number) => drfInteger.pipe(z.number().min(min
 const fields = {
   name: z.string().min(1, { error: 'This field may not be blank.' }).max(400),
   description: z.string().max(10_000),
-  type: z.enum(SURVEY_TYPES, { error: (issue) => `"${String(issue.input)}" is not a valid choice.` }),
+  type: z.enum(SURVEY_TYPES, { error: (issue) => invalidChoice(issue.input) }),
   questions: z.array(question).max(100).nullable(),
   appearance: z.record(z.string(), z.json()).nullable(),
   conditions: z.record(z.string(), z.json()).nullable(),

@@ -101,7 +101,7 @@ const oddHeaders: fc.Arbitrary<Record<string, string | string[]>> = fc.record({
 }, { requiredKeys: [] })
 
 /** Text that JSON allows but that trips careless code: NUL, lone surrogates, huge numbers, odd keys. */
-const awkwardText = fc.constantFrom('\u0000', '\uD800', '\uDFFF', 'a\uD83D', '\u202E', '__proto__', 'constructor', '$set', '1e999', '-0', '%00', '../../etc')
+const awkwardText = fc.constantFrom('toString', 'valueOf', '\u0000', '\uD800', '\uDFFF', 'a\uD83D', '\u202E', '__proto__', 'constructor', '$set', '1e999', '-0', '%00', '../../etc')
 
 /** A JSON value with the awkward parts mixed in. */
 const awkwardJson = fc.letrec((tie) => ({

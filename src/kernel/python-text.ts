@@ -12,3 +12,6 @@ const pythonRepr = (value: unknown): string => {
   }
   return String(value)
 }
+
+/** DRF's refusal of a value outside a field's choices; any JSON the client sent is quoted safely. */
+export const invalidChoice = (value: unknown): string => `"${pythonText(value)}" is not a valid choice.`
