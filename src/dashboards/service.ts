@@ -15,6 +15,7 @@ import { canEdit, type Actor } from './permissions.js'
 import { normaliseTags, type TileInput } from './schemas.js'
 import type { Dashboard } from './state.js'
 import { TEMPLATES } from './templates.js'
+import { ownValue } from '../kernel/own-value.js'
 
 export interface DashboardDeps {
   readonly log: EventLog
@@ -100,7 +101,7 @@ export const createDashboard = async (
     tiles = await copiedTiles(deps.log, source, input.duplicate_tiles === true, context)
     defaults = { ...defaults, filters: source.filters, variables: source.variables }
   } else if (template !== null) {
-    const chosen = TEMPLATES[template]
+    const chosen = ownValue(TEMPLATES, template)
     if (!chosen) throw new ValidationFailed(`Invalid template provided: ${template}`, 'use_template')
     creationMode = 'template'
     defaults = { ...defaults, name: chosen.name, description: chosen.description, tags: [...chosen.tags] }

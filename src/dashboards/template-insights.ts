@@ -5,6 +5,7 @@ import { createInsight, type InsightDeps } from '../insights/service.js'
 import type { Actor } from './permissions.js'
 import type { Dashboard } from './state.js'
 import { TEMPLATES } from './templates.js'
+import { ownValue } from '../kernel/own-value.js'
 
 /**
  * Creates the insights a dashboard's template names, each with `dashboards: [id]`, the command
@@ -16,7 +17,7 @@ import { TEMPLATES } from './templates.js'
 export const createTemplateInsights = async (
   deps: InsightDeps, environment: Environment, dashboard: Dashboard, template: string | undefined, actor: Actor, context: CommandContext,
 ): Promise<Dashboard> => {
-  const insights = template ? TEMPLATES[template]?.insights ?? [] : []
+  const insights = template ? ownValue(TEMPLATES, template)?.insights ?? [] : []
   if (insights.length === 0) return dashboard
   for (const insight of insights) {
     await createInsight(deps, environment, { ...insight, query: insight.query, dashboards: [dashboard.id], saved: true }, actor, context)

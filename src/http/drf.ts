@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import { z } from 'zod'
+import { ownValue } from '../kernel/own-value.js'
 
 const BOOLEAN_WORDS: Record<string, boolean> = {
   true: true, True: true, TRUE: true, '1': true, on: true, yes: true,
@@ -8,7 +9,7 @@ const BOOLEAN_WORDS: Record<string, boolean> = {
 
 /** A boolean as Django REST framework reads one: JSON booleans, 0/1 and the usual words. */
 export const drfBoolean = z.preprocess(
-  (value) => (typeof value === 'string' ? BOOLEAN_WORDS[value] ?? value : value === 1 ? true : value === 0 ? false : value),
+  (value) => (typeof value === 'string' ? ownValue(BOOLEAN_WORDS, value) ?? value : value === 1 ? true : value === 0 ? false : value),
   z.boolean({ error: 'Must be a valid boolean.' }),
 )
 

@@ -1,5 +1,6 @@
 import type { JsonObject } from '../eventlog/port.js'
 import type { Insight } from './state.js'
+import { ownValue } from '../kernel/own-value.js'
 
 /** What `?insight=` filters the list by. */
 export type InsightKind = 'TRENDS' | 'FUNNELS' | 'RETENTION' | 'PATHS' | 'STICKINESS' | 'LIFECYCLE' | 'JSON' | 'SQL'
@@ -25,7 +26,7 @@ export const insightKind = (query: JsonObject | null, filters: JsonObject): Insi
     return (Object.values(VIZ_SOURCES) as string[]).includes(legacy) ? legacy as InsightKind : null
   }
   const source = kindOf(query['source'])
-  if (query['kind'] === 'InsightVizNode') return source === null ? null : VIZ_SOURCES[source] ?? null
+  if (query['kind'] === 'InsightVizNode') return source === null ? null : ownValue(VIZ_SOURCES, source) ?? null
   if (query['kind'] === 'DataVisualizationNode' || source === 'HogQLQuery') return 'SQL'
   return 'JSON'
 }

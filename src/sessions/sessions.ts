@@ -1,6 +1,7 @@
 import type { JsonObject } from '../eventlog/port.js'
 import type { NormalisedEvent } from '../persons/normalise.js'
 import { urlParts } from './urls.js'
+import { ownValue } from '../kernel/own-value.js'
 
 /** Event properties whose first value in a session becomes an `$entry_…` session property. */
 export const ENTRY_SOURCES = [
@@ -94,7 +95,7 @@ export const foldSession = (
     next.distinct_id = event.distinctId
   }
   if (timestamp > base.end_timestamp) next.end_timestamp = timestamp
-  const counter = COUNTERS[event.event]
+  const counter = ownValue(COUNTERS, event.event)
   if (counter) next[counter] = base[counter] + 1
   return next
 }

@@ -28,3 +28,17 @@ t.test('a choice field refuses an object whose keys shadow toString and valueOf 
     t.same(answer.json(), { type: 'validation_error', code: 'invalid_choice', detail: quoted, attr }, `${what}: DRF's invalid choice, quoting the value`)
   }
 })
+
+t.test('a name Object.prototype holds is no template, no boolean word and no known choice', async (t) => {
+  const w = await world(t)
+  const pid = w.installation.project_id
+  const headers = w.bearer(w.key.value)
+  for (const name of ['toString', '__proto__', 'constructor', 'hasOwnProperty']) {
+    const dashboard = await w.app.inject({ method: 'POST', url: `/api/projects/${pid}/dashboards/`, headers, payload: { name: 'd', use_template: name } })
+    t.equal(dashboard.statusCode, 400, `use_template ${name}: 400 (${dashboard.body.slice(0, 200)})`)
+    t.same(dashboard.json(), { type: 'validation_error', code: 'invalid_input', detail: `Invalid template provided: ${name}`, attr: 'use_template' })
+    const flag = await w.app.inject({ method: 'POST', url: `/api/projects/${pid}/feature_flags/`, headers, payload: { key: `k-${name.replace(/_/g, '')}`, active: name, filters: { groups: [] } } })
+    t.equal(flag.statusCode, 400, `a boolean given as ${name}: 400 (${flag.body.slice(0, 200)})`)
+    t.equal(flag.json().detail, 'Must be a valid boolean.')
+  }
+})

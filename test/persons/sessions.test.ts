@@ -72,3 +72,11 @@ t.test('channel types follow the shape of PostHog\'s default rules', async (t) =
   t.equal(channel({ referringDomain: 'blog.example.org' }), 'Referral')
   t.equal(channel({}), 'Unknown')
 })
+
+t.test('an event named after what Object.prototype holds counts as a plain event, adding no field', async (t) => {
+  const plain = fold(event('custom', '2024-01-01T10:00:00.000Z', {}), event('custom', '2024-01-01T10:00:01.000Z', {}))
+  for (const name of ['toString', '__proto__', 'constructor', 'valueOf']) {
+    const session = fold(event('custom', '2024-01-01T10:00:00.000Z', {}), event(name, '2024-01-01T10:00:01.000Z', {}))
+    t.same(session, plain, name)
+  }
+})

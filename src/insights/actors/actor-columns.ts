@@ -4,6 +4,7 @@ import { bareColumn, jsonTime } from '../events-query/event-columns.js'
 import { propertyText } from '../properties/value-tests.js'
 import { openZone } from '../time/zone.js'
 import type { ActorFacts, Drill } from './drill.js'
+import { ownValue } from '../../kernel/own-value.js'
 
 /** A column of an actors query. */
 export type ActorColumn =
@@ -33,7 +34,7 @@ export const actorColumn = (text: string, drill: Drill, attr: string): ActorColu
   const bare = bareColumn(text)
   const property = PROPERTY.exec(bare)
   if (property) return { kind: 'property', key: property[1]!.replace(/^`(.*)`$/, '$1') }
-  const kind = NAMED[bare]
+  const kind = ownValue(NAMED, bare)
   if (kind === undefined) throw new QueryRefused(`Actors queries cannot select ${JSON.stringify(text)}: Hedgelog knows the actor, its id, created_at, event_count, event_distinct_ids, appearances and properties.<name>.`, 'unsupported_query', attr)
   const known = kind === 'event_count' ? drill.provides.eventCount : kind === 'event_distinct_ids' ? drill.provides.distinctIds : kind === 'appearances' ? drill.provides.appearances : true
   if (known !== true) throw new QueryRefused(`${bare} is not known for this insight's actors.`, 'unsupported_query', attr)

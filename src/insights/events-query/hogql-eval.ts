@@ -5,6 +5,7 @@ import { propertyText } from '../properties/value-tests.js'
 import { parseDateInput } from '../time/date-input.js'
 import type { Zone } from '../time/zone.js'
 import type { CompareOp, Expr } from './hogql-parser.js'
+import { ownValue } from '../../kernel/own-value.js'
 
 /** A datetime value (epoch ms); fields like `timestamp` are these, not strings. */
 export interface DateTimeValue {
@@ -137,7 +138,7 @@ export const evaluate = (expr: Expr, scope: Scope): Value => {
     case 'property': {
       if (scope.row === null) return null
       const source = expr.of === 'event' ? scope.row.event.properties : scope.row.event.personProperties
-      return propertyText(source[expr.key])
+      return propertyText(ownValue(source, expr.key))
     }
     case 'call': return call(expr, scope)
     case 'compare': {

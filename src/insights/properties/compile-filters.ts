@@ -3,6 +3,7 @@ import { QueryRefused } from '../errors.js'
 import type { AnyPropertyFilter, PropertyGroup, PropertyOperator } from '../schema/property-filters.js'
 import type { RowContext } from './row-context.js'
 import { compileValueTest, propertyText, type TextTest } from './value-tests.js'
+import { ownValue } from '../../kernel/own-value.js'
 
 export type RowTest = (row: RowContext) => boolean
 
@@ -37,7 +38,7 @@ const elementValue = (element: Element, key: string): string | null =>
 /** An element filter holds when any element of the chain matches (none, for a negative operator). */
 const elementTest = (key: string, operator: PropertyOperator, value: unknown, now: number): RowTest => {
   if (key === 'selector') throw new QueryRefused('Element filters on a CSS selector are not supported yet.', 'unsupported_query')
-  const positive = NEGATIVE[operator]
+  const positive = ownValue(NEGATIVE, operator)
   const test = compileValueTest(positive ?? operator, value, now)
   return (row) => {
     const elements = parseElementsChain(row.event.elementsChain ?? '')
@@ -51,19 +52,22 @@ const valueReader = (filter: AnyPropertyFilter & { key: string }, needs: Needs):
   switch (filter.type) {
     case 'event':
       needs.eventProperties = true
-      return (row) => row.event.properties[key]
-    case 'person': return (row) => row.event.personProperties[key]
+      return (row) => ownValue(row.event.properties, key)
+    case 'person': return (row) => ownValue(row.event.personProperties, key)
     case 'session':
       needs.sessions = true
-      return (row) => row.session?.[key]
+      return (row) => (row.session ? ownValue(row.session, key) : undefined)
     case 'group': {
       const index = (filter as { group_type_index?: number | null }).group_type_index
       if (index === undefined || index === null) throw new QueryRefused('A group property filter needs group_type_index.', 'invalid_input', 'group_type_index')
       needs.groupTypes.add(index)
-      return (row) => row.groupProperties(index)?.[key]
+      return (row) => {
+        const properties = row.groupProperties(index)
+        return properties ? ownValue(properties, key) : undefined
+      }
     }
     case 'event_metadata': {
-      const read = METADATA[key]
+      const read = ownValue(METADATA, key)
       if (read) return read
       needs.eventProperties = true
       return (row) => (key.startsWith('$group_') ? row.groupKey(Number(key.slice(7))) : undefined)

@@ -2,6 +2,7 @@ import { QueryRefused } from '../errors.js'
 import { endOfDay, endOfHour, shiftLocal, startOfDay, startOfHour, DAY, type Shift } from './calendar.js'
 import { parseCompareTo, parseDateInput } from './date-input.js'
 import { fixedRange, type DateRangeInput, type RangeContext, type ResolvedRange } from './date-range.js'
+import { ownValue } from '../../kernel/own-value.js'
 
 const PRESETS: Readonly<Record<string, Shift>> = { dStart: { days: 1 }, wStart: { weeks: 1 }, mStart: { months: 1 }, yStart: { years: 1 } }
 
@@ -45,7 +46,7 @@ export const compareRange = (
     if (shift === null) throw new QueryRefused(`Invalid compare_to: ${JSON.stringify(compareTo)}.`, 'invalid_input', 'compare_to')
     return fixedRange(shiftLocal(current.from, shift, -1), shiftLocal(current.to, shift, -1), current.interval, context)
   }
-  const preset = typeof given.date_from === 'string' && (given.date_to === undefined || given.date_to === null) ? PRESETS[given.date_from] : undefined
+  const preset = typeof given.date_from === 'string' && (given.date_to === undefined || given.date_to === null) ? ownValue(PRESETS, given.date_from) : undefined
   if (preset) return fixedRange(shiftLocal(current.from, preset, -1), current.from - 1, current.interval, context)
   if (given.date_from === 'all') {
     const to = current.from - 1

@@ -3,6 +3,7 @@ import type { Needs } from '../properties/compile-filters.js'
 import type { RowContext } from '../properties/row-context.js'
 import { propertyText } from '../properties/value-tests.js'
 import type { Breakdown, BreakdownFilter } from '../schema/filters.js'
+import { ownValue } from '../../kernel/own-value.js'
 
 /** PostHog's sentinel for a missing or empty breakdown property. */
 export const NULL_VALUE = '$$_posthog_breakdown_null_$$'
@@ -43,18 +44,21 @@ export const breakdownText = (item: Breakdown, needs: Needs): ((row: RowContext)
   switch (type) {
     case 'event':
       needs.eventProperties = true
-      read = (row) => row.event.properties[key]
+      read = (row) => ownValue(row.event.properties, key)
       break
-    case 'person': read = (row) => row.event.personProperties[key]; break
+    case 'person': read = (row) => ownValue(row.event.personProperties, key); break
     case 'session':
       needs.sessions = true
-      read = (row) => row.session?.[key]
+      read = (row) => (row.session ? ownValue(row.session, key) : undefined)
       break
     case 'group': {
       const index = item.group_type_index
       if (index === undefined || index === null) throw new QueryRefused('A group breakdown needs a group type index.', 'invalid_input', 'breakdown_group_type_index')
       needs.groupTypes.add(index)
-      read = (row) => row.groupProperties(index)?.[key]
+      read = (row) => {
+        const properties = row.groupProperties(index)
+        return properties ? ownValue(properties, key) : undefined
+      }
       break
     }
     case 'cohort': throw new QueryRefused('Cohort breakdowns are not supported yet: Hedgelog has no cohorts.', 'unsupported_query', 'breakdown_type')

@@ -8,6 +8,7 @@ import type { AnyPropertyFilter, PropertyGroup } from '../schema/property-filter
 import { ACTOR_MATHS, PROPERTY_MATHS, type EventsNode, type Math, type SeriesNode } from '../schema/series.js'
 import { CountCell, DistinctCell, KeyedNumbersCell, NumbersCell, PerActorCell, type Cell } from './cells.js'
 import type { Statistic } from './statistics.js'
+import { ownValue } from '../../kernel/own-value.js'
 
 /** How a series turns matching events into one number per bucket. */
 export type Measure =
@@ -78,8 +79,8 @@ const propertyMeasure = (node: EventsNode, statistic: Statistic, context: Series
   switch (node.math_property_type ?? 'event_properties') {
     case 'event_properties':
       context.needs.eventProperties = true
-      return { kind: 'numbers', statistic, valueOf: (row) => numberOf(row.event.properties[key]), sessionKey: null }
-    case 'person_properties': return { kind: 'numbers', statistic, valueOf: (row) => numberOf(row.event.personProperties[key]), sessionKey: null }
+      return { kind: 'numbers', statistic, valueOf: (row) => numberOf(ownValue(row.event.properties, key)), sessionKey: null }
+    case 'person_properties': return { kind: 'numbers', statistic, valueOf: (row) => numberOf(ownValue(row.event.personProperties, key)), sessionKey: null }
     case 'group_properties': {
       const index = node.math_group_type_index
       if (index === undefined || index === null) throw new QueryRefused('Group property math needs math_group_type_index.', 'invalid_input', 'math_group_type_index')
