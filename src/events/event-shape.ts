@@ -5,6 +5,7 @@ import { parseElementsChain } from './elements.js'
 import { groupIndexProperties, type GroupTypeMapping } from '../groups/groups.js'
 import { firstDistinctIdOf, personForDistinctId } from '../persons/read.js'
 import { pythonIsoFormat } from '../http/timestamps.js'
+import { setOwn } from '../kernel/own-value.js'
 
 const PERSON_SUMMARY_KEYS = ['email', 'name', 'username']
 
@@ -26,7 +27,7 @@ const personSummary = async (models: ReadModels, environmentId: number, distinct
 const listedProperties = (event: EventRecord, mapping: GroupTypeMapping): JsonObject => {
   const properties: JsonObject = {}
   for (const [key, value] of Object.entries(event.properties)) {
-    properties[key] = typeof value === 'string' ? value.replace(/^"+|"+$/g, '') : value
+    setOwn(properties, key, typeof value === 'string' ? value.replace(/^"+|"+$/g, '') : value)
   }
   if (event.properties['$process_person_profile'] !== false) Object.assign(properties, groupIndexProperties(event.properties['$groups'], mapping))
   return properties

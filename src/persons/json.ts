@@ -1,4 +1,5 @@
 import { type JsonObject, isJsonObject } from '../eventlog/port.js'
+import { setOwn } from '../kernel/own-value.js'
 
 /** Deep equality of JSON values: what "the value differs" means for a property update. */
 export const jsonEqual = (a: unknown, b: unknown): boolean => {
@@ -13,11 +14,12 @@ export const jsonEqual = (a: unknown, b: unknown): boolean => {
 
 /**
  * A shallow copy. Copying key by key (not with a spread) lets V8 share one object shape across
- * objects with the same keys, which keeps adding keys to the copy cheap.
+ * objects with the same keys, which keeps adding keys to the copy cheap. A key named `__proto__`
+ * is copied as a key like any other, as PostHog stores it.
  */
 export const copyOf = (object: JsonObject): JsonObject => {
   const out: JsonObject = {}
-  for (const key in object) out[key] = object[key]
+  for (const key in object) setOwn(out, key, object[key])
   return out
 }
 
@@ -25,7 +27,7 @@ export const copyOf = (object: JsonObject): JsonObject => {
 export const overlay = (base: JsonObject, overrides: unknown): JsonObject => {
   if (!isJsonObject(overrides)) return base
   const out = copyOf(base)
-  for (const key in overrides) out[key] = overrides[key]
+  for (const key in overrides) setOwn(out, key, overrides[key])
   return out
 }
 

@@ -1,6 +1,7 @@
 import { type JsonObject, isJsonObject } from '../eventlog/port.js'
 import { copyOf, jsonEqual, overlay } from './json.js'
 import { LIFTED_PROPERTIES, type NormalisedEvent } from './normalise.js'
+import { setOwn } from '../kernel/own-value.js'
 
 /** What one event asks of its person's properties. */
 export interface PropertyOperations {
@@ -56,7 +57,7 @@ export const applyOperations = (current: JsonObject, operations: PropertyOperati
   let structural = false
   for (const [key, value] of Object.entries(operations.setOnce)) {
     if (Object.hasOwn(current, key)) continue
-    ;(next ??= copyOf(current))[key] = value
+    setOwn(next ??= copyOf(current), key, value)
     updated.add(key)
     structural = true
   }
@@ -64,7 +65,7 @@ export const applyOperations = (current: JsonObject, operations: PropertyOperati
     const before = next ?? current
     if (Object.hasOwn(before, key) && jsonEqual(before[key], value)) continue
     if (!Object.hasOwn(current, key)) structural = true
-    ;(next ??= copyOf(current))[key] = value
+    setOwn(next ??= copyOf(current), key, value)
     updated.add(key)
   }
   for (const key of operations.unset) {
