@@ -23,6 +23,7 @@ import { readDecideRequest, type DecideRequest } from './request.js'
 import { decideVersion } from './responses.js'
 import { decideBody } from './response-json.js'
 import { emptyEvaluation, type EvaluationResult } from './results.js'
+import { ownValue } from '../kernel/own-value.js'
 
 export interface DecideDeps {
   readonly log: EventLog
@@ -107,13 +108,14 @@ export const decideRoutes: FastifyPluginAsync<DecideDeps> = async (app, deps) =>
     const stored = kept !== undefined ? kept : await personPropertiesFor(models, environmentId, asked.distinctId).catch(() => { failed = true; return null })
     const ip = asked.geoipDisable ? null : clientIp(request.headers['x-forwarded-for'], request.socket.remoteAddress)
     const located = ip === null ? null : geoip.lookup(ip)
-    const groupProperties: Record<string, Properties> = {}
+    // Keyed by the request's group type names: a type named `__proto__` must be a key like any other.
+    const groupProperties = Object.create(null) as Record<string, Properties>
     for (const [typeName, key] of Object.entries(asked.groups)) {
       const index = [...compiled.groupTypes].find(([, name]) => name === typeName)?.[0]
       const storedGroup = index === undefined || (typeof key !== 'string' && typeof key !== 'number')
         ? null
         : await groupPropertiesFor(models, environmentId, index, String(key)).catch(() => { failed = true; return null })
-      groupProperties[typeName] = pickProperties(compiled.propertyKeys, storedGroup as JsonObject | null, asked.groupProperties[typeName])
+      groupProperties[typeName] = pickProperties(compiled.propertyKeys, storedGroup as JsonObject | null, ownValue(asked.groupProperties, typeName))
     }
     const result = evaluateFlags({
       definitions: compiled,
