@@ -2,6 +2,7 @@ import { isJsonObject, type JsonObject } from '../eventlog/port.js'
 import { NotFound, ValidationFailed } from '../kernel/errors.js'
 import type { Environment } from '../readstore/environment.js'
 import type { ReadModels } from '../readstore/read-models.js'
+import { setOwn } from '../kernel/own-value.js'
 
 /** The parameters of an insight read that put it in a dashboard's context. */
 export interface DashboardContextQuery {
@@ -31,10 +32,13 @@ const dashboardFilters = async (models: ReadModels, environment: Environment, in
   return dashboard.filters
 }
 
-/** A tile's filters win over the dashboard's wherever they set a value. */
+/**
+ * A tile's filters win over the dashboard's wherever they set a value. A key named `__proto__`
+ * stays a key (which nothing reads), not the prototype the filters would be read through.
+ */
 const overTile = (filters: JsonObject, tile: JsonObject): JsonObject => {
   const merged = { ...filters }
-  for (const [key, value] of Object.entries(tile)) if (value !== null && value !== undefined && value !== '') merged[key] = value
+  for (const [key, value] of Object.entries(tile)) if (value !== null && value !== undefined && value !== '') setOwn(merged, key, value)
   return merged
 }
 

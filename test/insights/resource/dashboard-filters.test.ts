@@ -94,3 +94,12 @@ t.test('from_dashboard naming a dashboard the insight is not on, or none, is 404
   await w.api.patch(`${w.dashboards}${w.dashboard.id}/`, { deleted: true })
   t.equal((await w.api.get(`${w.base}${w.insight.id}/?from_dashboard=${w.dashboard.id}`)).status, 404, 'a deleted dashboard')
 })
+
+t.test('a tile override keyed __proto__ is one unknown key, ignored as PostHog ignores it', async (t) => {
+  const w = await withInsightOnDashboard(t, { date_from: '2024-03-02', date_to: '2024-03-03' })
+  const path = `${w.base}${w.insight.id}/?refresh=true&from_dashboard=${w.dashboard.id}`
+  const tileOverride = encodeURIComponent('{"__proto__": {"date_from": "2024-03-01", "properties": [{"key": "$browser", "value": "Chrome", "operator": "exact", "type": "event"}]}}')
+  const read = await w.api.get(`${path}&tile_filters_override=${tileOverride}`)
+  t.equal(read.status, 200)
+  t.match(read.body.result, [{ data: [1, 1], count: 2 }], 'the dashboard\'s range, no property filter')
+})
