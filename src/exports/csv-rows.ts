@@ -1,4 +1,5 @@
 import type { JsonObject } from '../eventlog/port.js'
+import { setOwn } from '../kernel/own-value.js'
 
 /** A query's answer as the CSV exporter reads it: `results` (or an insight's `result`), with `columns` and `types` for tables. */
 export interface TabularAnswer {
@@ -82,7 +83,7 @@ const seriesRow = (results: readonly JsonObject[], breakdownFilter: JsonObject |
       const values = Array.isArray(value) ? value : [value]
       values.forEach((one, i) => {
         const property = properties[i]
-        if (property) row[property] = breakdownDisplay(one)
+        if (property) setOwn(row, property, breakdownDisplay(one))
       })
     }
     const labels = ((comparing ? current : series)?.['labels'] as unknown[] | undefined) ?? []

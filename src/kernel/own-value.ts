@@ -9,7 +9,7 @@ export const ownValue = <V>(record: Readonly<Record<string, V>>, key: string): V
  * `record[key] = value` as an own key whatever the key: assigning to `__proto__` would set the
  * record's prototype instead, dropping the value or, for an object, adopting its keys.
  */
-export const setOwn = <V>(record: Record<string, V>, key: string, value: V): void => {
+export const setOwn = <V>(record: Record<string, V>, key: string, value: NoInfer<V>): void => {
   if (key === '__proto__') Object.defineProperty(record, key, { value, writable: true, enumerable: true, configurable: true })
   else record[key] = value
 }

@@ -40,3 +40,10 @@ t.test('file names are slugs of what the export is of, stamped with its time', a
     'export-insight-2024-05-01-120304.png')
   t.equal(exportFilename({ format: 'text/csv', exportContext: { filename: 'My File' }, dashboardName: null, insight: null, createdAt }), 'my-file-2024-05-01-120304.csv')
 })
+
+t.test('a breakdown by a property named __proto__ or constructor is a column like any other', async (t) => {
+  for (const property of ['__proto__', 'constructor']) {
+    const rows = csvRows({ results: [{ label: 'signup', breakdown_value: 'x', data: [1], labels: ['1-Mar'] }] }, { breakdown: property })
+    t.equal(csvText(tablize(rows, null)), `series,${property},1-Mar\r\nsignup,x,1\r\n`, property)
+  }
+})
