@@ -74,7 +74,7 @@ const propertyMeasure = (node: EventsNode, statistic: Statistic, context: Series
   if (key === undefined || key === null || key === '') throw new QueryRefused(`The ${statistic} math needs math_property.`, 'invalid_input', 'math_property')
   if (key === '$session_duration' || node.math_property_type === 'session_properties') {
     context.needs.sessions = true
-    return { kind: 'numbers', statistic, valueOf: (row) => numberOf(row.session?.[key]), sessionKey: sessionOf }
+    return { kind: 'numbers', statistic, valueOf: (row) => numberOf(row.session ? ownValue(row.session, key) : undefined), sessionKey: sessionOf }
   }
   switch (node.math_property_type ?? 'event_properties') {
     case 'event_properties':
@@ -85,7 +85,7 @@ const propertyMeasure = (node: EventsNode, statistic: Statistic, context: Series
       const index = node.math_group_type_index
       if (index === undefined || index === null) throw new QueryRefused('Group property math needs math_group_type_index.', 'invalid_input', 'math_group_type_index')
       context.needs.groupTypes.add(index)
-      return { kind: 'numbers', statistic, valueOf: (row) => numberOf(row.groupProperties(index)?.[key]), sessionKey: null }
+      return { kind: 'numbers', statistic, valueOf: (row) => numberOf(ownValue(row.groupProperties(index) ?? {}, key)), sessionKey: null }
     }
     default: throw new QueryRefused(`Math on ${node.math_property_type} is not supported.`, 'unsupported_query', 'math_property_type')
   }
