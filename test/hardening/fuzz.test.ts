@@ -167,6 +167,21 @@ t.test('hostile input on every endpoint: never a 5xx, always PostHog\'s shape, t
     appearance: fc.jsonValue({ maxDepth: 3 }), conditions: fc.jsonValue({ maxDepth: 3 }), targeting_flag_filters: fc.jsonValue({ maxDepth: 5 }), linked_flag_id: fc.jsonValue(),
     start_date: fc.jsonValue(), end_date: fc.jsonValue(), archived: fc.jsonValue(), responses_limit: fc.jsonValue(), iteration_count: fc.jsonValue(),
   }, { requiredKeys: [] })
+  // Mostly well-formed, so that requests get past validation into the engines, with any JSON now and then.
+  const mostly = <T>(likely: fc.Arbitrary<T>, depth = 2) => fc.oneof({ weight: 4, arbitrary: likely }, { weight: 1, arbitrary: fc.jsonValue({ maxDepth: depth }) })
+  const seriesNode = fc.record({
+    kind: mostly(fc.constantFrom('EventsNode', 'ActionsNode')), event: mostly(fc.constantFrom('$pageview', 'e', null, 'toString')),
+    math: mostly(fc.constantFrom('total', 'dau', 'weekly_active', 'unique_session', 'sum', 'p90', 'unique_group')), math_property: mostly(fc.constantFrom('plan', '$session_duration', '__proto__')),
+  }, { requiredKeys: ['kind'] })
+  const propertyFilter = fc.record({ key: mostly(fc.constantFrom('plan', 'toString', '$browser')), type: mostly(fc.constantFrom('event', 'person', 'session', 'group', 'hogql', 'element')), operator: mostly(fc.constantFrom('exact', 'is_set', 'regex', 'gt', 'is_date_after', 'between')), value: fc.jsonValue({ maxDepth: 2 }) }, { requiredKeys: [] })
+  const insightQuery = fc.record({
+    kind: mostly(fc.constantFrom('TrendsQuery', 'FunnelsQuery', 'RetentionQuery', 'StickinessQuery', 'LifecycleQuery', 'EventsQuery', 'HogQLQuery', 'InsightActorsQuery')),
+    series: mostly(fc.array(seriesNode, { maxLength: 3 }), 4), dateRange: mostly(fc.record({ date_from: fc.constantFrom('-7d', 'all', '-1dStart', 'mStart', '2024-01-01'), date_to: fc.constantFrom(null, '-1d', 'dEnd') }, { requiredKeys: [] })),
+    interval: mostly(fc.constantFrom('hour', 'day', 'week', 'month')), properties: mostly(fc.array(propertyFilter, { maxLength: 2 }), 4),
+    breakdownFilter: mostly(fc.record({ breakdown: fc.constantFrom('plan', '__proto__', '$browser'), breakdown_type: fc.constantFrom('event', 'person', 'session', 'hogql') }, { requiredKeys: [] }), 3),
+    compareFilter: mostly(fc.record({ compare: fc.boolean(), compare_to: fc.constantFrom('-1w', '-1m', 'x') }, { requiredKeys: [] })),
+    select: mostly(fc.array(fc.constantFrom('*', 'event', 'count()', 'properties.plan', 'properties.toString', 'timestamp'), { maxLength: 3 })), source: fc.jsonValue({ maxDepth: 4 }),
+  }, { requiredKeys: ['kind'] })
   const writes: [string, string, fc.Arbitrary<Record<string, unknown>>][] = [
     ['POST', `/api/projects/${pid}/surveys/`, surveyShape],
     ['PATCH', `/api/projects/${pid}/surveys/${survey.id}/`, surveyShape],
@@ -184,6 +199,8 @@ t.test('hostile input on every endpoint: never a 5xx, always PostHog\'s shape, t
     ['PATCH', '/api/organizations/@current/', fc.record({ name: fc.jsonValue() }, { requiredKeys: [] })],
     ['POST', '/api/organizations/@current/invites/', fc.record({ target_email: fc.jsonValue(), level: fc.jsonValue(), first_name: fc.jsonValue(), message: fc.jsonValue() }, { requiredKeys: [] })],
     ['PATCH', '/api/organizations/@current/members/00000000-0000-0000-0000-000000000000/', fc.record({ level: fc.jsonValue() }, { requiredKeys: [] })],
+    ['POST', `/api/projects/${pid}/query/`, fc.record({ query: insightQuery, refresh: fc.jsonValue() }, { requiredKeys: [] })],
+    ['POST', `/api/projects/${pid}/insights/`, fc.record({ name: fc.jsonValue(), query: fc.oneof(insightQuery.map((source) => ({ kind: 'InsightVizNode', source })), fc.jsonValue()), dashboards: fc.jsonValue() }, { requiredKeys: [] })],
     ['POST', '/api/personal_api_keys/', fc.record({ label: fc.jsonValue(), scopes: fc.jsonValue(), scoped_teams: fc.jsonValue(), scoped_organizations: fc.jsonValue() }, { requiredKeys: [] })],
   ]
   for (const [method, path, shape] of writes) {

@@ -178,3 +178,13 @@ t.test('person properties are those of the event\'s time, or current ones when t
   const dau = await api.query({ query: { ...query, breakdownFilter: null, series: [{ kind: 'EventsNode', event: '$pageview', math: 'dau' }], trendsFilter: { display: 'BoldNumber' } } })
   t.equal(dau.body.results[0].aggregated_value, 1, 'the anonymous and the identified id are one person')
 })
+
+t.test('a trends query of no series answers no results, with or without a compare period', async (t) => {
+  const api = await queryWorld(t)
+  await api.send(TV1)
+  for (const extra of [JANUARY_FIRST_WEEK, { ...JANUARY_FIRST_WEEK, compareFilter: { compare: true } }, { dateRange: { date_from: 'all' } }]) {
+    const answer = await api.query(trends([], extra))
+    t.equal(answer.status, 200, `${JSON.stringify(extra)}: ${JSON.stringify(answer.body).slice(0, 200)}`)
+    t.same(answer.body.results, [])
+  }
+})

@@ -95,6 +95,16 @@ t.test('TV8: a formula combines series bucket by bucket', async (t) => {
   t.equal(results[0]!.count, 6)
 })
 
+t.test('a formula over a breakdown that found no values gives no series, with or without a total value', async (t) => {
+  for (const display of ['ActionsLineGraph', 'BoldNumber']) {
+    const { results } = await trends({
+      series: [{ kind: 'EventsNode', event: '$pageview' }, { kind: 'EventsNode', event: 'signup' }], breakdownFilter: { breakdown: 'plan' },
+      dateRange: { date_from: '2024-01-01', date_to: '2024-01-03' }, trendsFilter: { display, formulaNodes: [{ formula: 'A*100+B' }] },
+    }, [ev('$pageview', '2023-12-01T01:00:00', 'u1', { plan: 'pro' })])
+    t.same(results, [], display)
+  }
+})
+
 t.test('TV10: without a date range a day query covers eight days, and -24h by hour 25 hours', async (t) => {
   const input = at('2024-01-10T15:00:00Z')
   const days = await trends({ series: [{ kind: 'EventsNode', event: '$pageview' }], interval: 'day' }, [], input)

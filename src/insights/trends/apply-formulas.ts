@@ -43,7 +43,9 @@ export const applyFormulas = (perSeries: TrendsSeries[][], formulas: readonly Fo
   const hasBreakdown = perSeries.some((list) => list.some((series) => series.breakdown_value !== undefined))
   for (const plan of formulas) {
     if (!hasBreakdown) {
-      out.push(applyToGroup(perSeries.map((list) => list[0] ?? null), plan, totalValue))
+      // A breakdown that found no values leaves no series at all, and a formula over them gives none.
+      const group = perSeries.map((list) => list[0] ?? null)
+      if (group.some((series) => series !== null)) out.push(applyToGroup(group, plan, totalValue))
       continue
     }
     const values = new Map<string, BreakdownValue>()

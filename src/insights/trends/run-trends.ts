@@ -131,6 +131,8 @@ export const trendsWindow = (run: TrendsRun): ScanWindow =>
 const countPeriod = async (run: TrendsRun, range: ResolvedRange, source: QuerySource, input: QueryInput): Promise<Entry[][]> => {
   const { plan } = run
   const collectors = collectorsOf(run, range)
+  // No series has nothing to count, and no window to read events in.
+  if (collectors.length === 0) return []
   const scan = { ...periodWindow(collectors, range), events: namesOf(plan.series.map((s) => s.event)) }
   const lookups = await loadLookups(source, input.environment, plan.needs, scan)
   await visitRows(source, scan, lookups, (row) => {
