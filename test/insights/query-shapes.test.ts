@@ -34,11 +34,11 @@ const common = {
   filterTestAccounts: fc.boolean(), breakdownFilter,
 }
 
-const queries = fc.oneof(
+const insightQueries = fc.oneof(
   fc.record({ kind: fc.constant('TrendsQuery'), series: fc.array(node, { maxLength: 3 }), ...common,
     compareFilter: fc.record({ compare: fc.boolean(), compare_to: fc.constantFrom('-1w', '-1m', '-7d') }, { requiredKeys: ['compare'] }),
     trendsFilter: fc.record({ display: fc.constantFrom('ActionsLineGraph', 'BoldNumber', 'ActionsTable', 'ActionsPie', 'ActionsLineGraphCumulative'), formula: fc.constantFrom('A+B', 'A/B', 'A*100') }, { requiredKeys: [] }) }, { requiredKeys: ['kind', 'series'] }),
-  fc.record({ kind: fc.constant('FunnelsQuery'), series: fc.array(node, { minLength: 2, maxLength: 4 }), ...common,
+  fc.record({ kind: fc.constant('FunnelsQuery'), series: fc.array(node.map(({ math: _math, math_property: _property, ...step }) => step), { minLength: 2, maxLength: 4 }), ...common,
     funnelsFilter: fc.record({ funnelOrderType: fc.constantFrom('ordered', 'strict', 'unordered'), funnelVizType: fc.constantFrom('steps', 'trends', 'time_to_convert'), funnelWindowInterval: fc.integer({ min: 1, max: 30 }) }, { requiredKeys: [] }) }, { requiredKeys: ['kind', 'series'] }),
   fc.record({ kind: fc.constant('StickinessQuery'), series: fc.array(node, { maxLength: 2 }), dateRange, interval: common.interval, properties: common.properties }, { requiredKeys: ['kind', 'series'] }),
   fc.record({ kind: fc.constant('LifecycleQuery'), series: fc.tuple(node), dateRange, interval: common.interval, properties: common.properties }, { requiredKeys: ['kind', 'series'] }),
@@ -48,13 +48,35 @@ const queries = fc.oneof(
     event: fc.constantFrom('$pageview', null), properties: common.properties, after: fc.constantFrom('2024-01-01', '-30d', 'all'), orderBy: fc.constantFrom(['timestamp DESC'], []) }, { requiredKeys: ['kind', 'select'] }),
 )
 
+// The actors behind one data point of any of those insights, as a chart's click asks for them.
+const actors = fc.record({
+  kind: fc.constant('ActorsQuery'),
+  source: fc.oneof(
+    fc.record({
+      kind: fc.constant('InsightActorsQuery'), source: insightQueries.filter((query) => query.kind !== 'EventsQuery' && query.kind !== 'FunnelsQuery'),
+      day: fc.constantFrom('2024-01-01', '2024-01-05T00:00:00Z', 'x', 3), status: fc.constantFrom('new', 'returning', 'resurrecting', 'dormant'),
+      interval: fc.integer({ min: 0, max: 6 }), series: fc.integer({ min: 0, max: 3 }), breakdown: fc.constantFrom('pro', 'Chrome', null, 'toString'),
+      compare: fc.constantFrom('current', 'previous'),
+    }, { requiredKeys: ['kind', 'source'] }),
+    fc.record({
+      kind: fc.constant('FunnelsActorsQuery'), source: insightQueries.filter((query) => query.kind === 'FunnelsQuery'),
+      funnelStep: fc.integer({ min: -4, max: 4 }), funnelStepBreakdown: fc.constantFrom('pro', null, ['pro']),
+    }, { requiredKeys: ['kind', 'source'] }),
+  ),
+  select: fc.constantFrom(['actor'], ['actor', 'event_count'], ['person', 'id', 'created_at'], ['actor', 'properties.email', 'event_distinct_ids']),
+  orderBy: fc.constantFrom([], ['event_count DESC'], ['created_at ASC']),
+  search: fc.constantFrom('u1', 'example', ''), limit: fc.integer({ min: 1, max: 5 }), offset: fc.integer({ min: 0, max: 5 }),
+}, { requiredKeys: ['kind', 'source'] })
+
+const queries = fc.oneof({ weight: 6, arbitrary: insightQueries }, { weight: 2, arbitrary: actors })
+
 const drfShaped = (body: unknown): boolean => {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) return false
   const error = body as Record<string, unknown>
   return typeof error['type'] === 'string' && typeof error['code'] === 'string' && typeof error['detail'] === 'string' && 'attr' in error
 }
 
-t.test('queries of every kind, well formed but odd (no series, compare periods, breakdowns and filters on names Object.prototype holds): answered or refused in DRF\'s shape, never a 5xx', async (t) => {
+t.test('queries of every kind and the actors behind their data points, well formed but odd (no series, compare periods, breakdowns and filters on names Object.prototype holds): answered or refused in DRF\'s shape, never a 5xx', async (t) => {
   const api = await queryWorld(t)
   await api.send(EVENTS)
   const statuses = new Map<number, number>()
@@ -66,6 +88,6 @@ t.test('queries of every kind, well formed but odd (no series, compare periods, 
     const shaped = answer.status === 200 ? results !== null && typeof results === 'object' : answer.status < 500 && drfShaped(answer.body)
     if (!shaped) t.fail(`${JSON.stringify(query)} answered ${answer.status}: ${JSON.stringify(answer.body).slice(0, 300)}`)
     return shaped
-  }), { numRuns: RUNS * 6 })
+  }), { numRuns: RUNS * 8 })
   t.ok((statuses.get(200) ?? 0) > RUNS * 2, `most queries are answered, so the engines are reached: ${JSON.stringify(Object.fromEntries(statuses))}`)
 })
