@@ -37,10 +37,16 @@ export const flagKeyStream = (environmentId: number, key: string) => `flagkey-${
  */
 export type FlagKeyClaimed = {
   type: 'FlagKeyClaimed'
-  /** `by` names the claiming process (`host/pid/boot`; absent on older claims), so one that has ended is known to be abandoned. */
-  data: { flagId: number; at: string; by?: string; creating?: FeatureFlagCreated['data'] }
+  /**
+   * `by` names the claiming process (`host/pid/boot`; absent on older claims), so one that has
+   * ended is known to be abandoned. `version` is the flag's version the claim was made for: the
+   * update that uses the claim must land on that version (absent on creates, which make version
+   * 1, and on older claims).
+   */
+  data: { flagId: number; at: string; by?: string; version?: number; creating?: FeatureFlagCreated['data'] }
 }
-export type FlagKeyReleased = { type: 'FlagKeyReleased'; data: { flagId: number; at: string } }
+/** `below`: only a claim made for an earlier version of the flag is given back (absent on older releases: any claim). */
+export type FlagKeyReleased = { type: 'FlagKeyReleased'; data: { flagId: number; at: string; below?: number } }
 export type FlagKeyEvent = FlagKeyClaimed | FlagKeyReleased
 
 export const FLAG_KEY_EVENT_TYPES = eventTypes<FlagKeyEvent['type']>({ FlagKeyClaimed: true, FlagKeyReleased: true })

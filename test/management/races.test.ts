@@ -1,6 +1,9 @@
 import t from 'tap'
 import { environmentStream, organizationStream } from '../../src/accounts/events.js'
-import { flagStream } from '../../src/flags/events.js'
+import { flagKeyDecider } from '../../src/flags/decider.js'
+import { flagKeyStream, flagStream, type FeatureFlagEvent, type FlagKeyEvent } from '../../src/flags/events.js'
+import { evolveFlag } from '../../src/flags/state.js'
+import { readAggregate } from '../../src/kernel/handle-command.js'
 import { inviteStream } from '../../src/invites/events.js'
 import { ADMIN_LEVEL } from '../../src/organizations/levels.js'
 import { subscriptionStream } from '../../src/subscriptions/events.js'
@@ -38,7 +41,15 @@ t.test('feature flags', async (t) => {
     'remote_config read': { run: (f) => api('GET', `${base}${f.key}/remote_config`), bare: [404] },
     DELETE: { run: (f) => api('DELETE', f.url), bare: [405] },
   }
-  await raceEveryPair(t, { starts: ['live', 'deleted'], fresh, ops })
+  // A flag live under a key holds that key's claim, so no other flag can take the key.
+  const after = async (f: Raced & { key: string }): Promise<string | null> => {
+    const flag = (await readAggregate<FeatureFlagEvent>(w.log, f.stream)).events.reduce(evolveFlag, null)
+    if (flag === null || flag.deleted) return null
+    const claims = await readAggregate<FlagKeyEvent>(w.log, flagKeyStream(w.installation.environment_id, flag.key))
+    const { holder } = claims.events.reduce(flagKeyDecider.evolve, flagKeyDecider.initialState())
+    return holder === flag.id ? null : `flag ${flag.id} is live under ${flag.key}, whose claim is held by ${holder}`
+  }
+  await raceEveryPair(t, { starts: ['live', 'deleted'], fresh, ops, after })
 })
 
 t.test('subscriptions', async (t) => {

@@ -6,7 +6,7 @@ export const spec = <S, C, E extends DomainEvent>(decider: Decider<S, C, E>) => 
   when: (command: C) => {
     const run = () => decider.decide(command, history.reduce(decider.evolve, decider.initialState()))
     return {
-      then: (t: Test, expected: E[]) => t.same(run(), expected),
+      then: (t: Test, expected: E[], message = 'should be equivalent') => t.same(run(), expected, message),
       thenThrows: (t: Test, error: new (...args: never[]) => Error) => t.throws(run, error),
     }
   },

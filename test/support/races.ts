@@ -145,6 +145,8 @@ export interface Race<C extends Raced, V extends string> {
   readonly ops: Readonly<Record<string, Op<C>>>
   /** Races run at the same time, each on its own aggregate. */
   readonly parallel?: number
+  /** What is wrong with the aggregate once both requests of a race have answered (null when nothing). */
+  readonly after?: (aggregate: C) => Promise<string | null>
 }
 
 /** A raced aggregate names its stream, where the first request of a pair lets the second run. */
@@ -180,7 +182,7 @@ const racePair = async <C extends Raced>(aggregate: C, first: Op<C>, second: Op<
  * Races every ordered pair of `ops` (an op with itself included) from every start, in every
  * timing, each race on a fresh aggregate (with `interleave` in place, as `raceWorld` puts it).
  * Every answer must be 2xx, or a 4xx in PostHog's error shape, and pass its op's `only` and
- * `check`; one assertion lists every answer that did not.
+ * `check`, and the aggregate must then pass the race's `after`; one assertion lists every failure.
  */
 export const raceEveryPair = async <C extends Raced, V extends string>(t: Test, race: Race<C, V>): Promise<void> => {
   const names = Object.keys(race.ops)
@@ -192,7 +194,10 @@ export const raceEveryPair = async <C extends Raced, V extends string>(t: Test, 
   const worker = async () => {
     while (next < jobs.length) {
       const { start, timing, first, second } = jobs[next++]!
-      const answers = await racePair(await race.fresh(start), race.ops[first]!, race.ops[second]!, timing)
+      const aggregate = await race.fresh(start)
+      const answers = await racePair(aggregate, race.ops[first]!, race.ops[second]!, timing)
+      const broken = race.after ? await race.after(aggregate) : null
+      if (broken !== null) problems.push(`${first} ‖ ${second} ${timing}, from ${start}: ${broken}`)
       answers.forEach((answer, i) => {
         const name = i === 0 ? first : second
         statuses.set(name, (statuses.get(name) ?? new Set<number>()).add(answer.status))
