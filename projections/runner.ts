@@ -10,12 +10,18 @@ import { QUARANTINE, errorText, quarantineRecord } from './quarantine.js'
 import { ProjectorFailed, StagedView } from './staged-view.js'
 import { PositionWaiters } from './waiters.js'
 import type { DecodedEvents } from './decoded-events.js'
+import { WHOLE, type Partition } from '../src/readstore/partition.js'
 
 export interface RunnerOptions {
   readonly log: EventLog
   readonly store: ReadStore
   readonly projector: Projector
   readonly build: Build
+  /**
+   * The share of a partitioned projector (`Projector.partitioned`) this runner builds, with a
+   * checkpoint of its own; the whole projection by default.
+   */
+  readonly partition?: Partition
   /** Derivations of log events shared with the other runners of a projection set; else the runner keeps its own. */
   readonly decodings?: DecodedEvents
   /** Events folded before a commit. Default 500. */
@@ -100,9 +106,11 @@ export class ProjectionRunner {
   private loop: Promise<void> | undefined
 
   constructor(private readonly options: RunnerOptions) {
-    this.checkpointName = checkpointName(options.projector.name, options.build)
+    const partition = options.partition ?? WHOLE
+    if (partition.count > 1 && options.projector.partitioned !== true) throw new TypeError(`${options.projector.name} cannot be built in partitions`)
+    this.checkpointName = checkpointName(options.projector.name, options.build, partition)
     this.view = new StagedView(options.projector, options.store, (collection) => this.physical(collection),
-      options.decodings ? { decodings: options.decodings } : {})
+      { partition, ...(options.decodings ? { decodings: options.decodings } : {}) })
     if (options.onAdvance) this.waiters.onAdvance = options.onAdvance
   }
 

@@ -4,6 +4,7 @@ import type { DocumentRef, ProjectionView, Projector } from '../src/readstore/pr
 import { DecodedEvents } from './decoded-events.js'
 import { deepFreeze } from '../src/kernel/deep-freeze.js'
 import { DocumentShelf } from './document-shelf.js'
+import { WHOLE, ownsKey, type Partition } from '../src/readstore/partition.js'
 
 /** `apply` asked for a document that is not loaded yet. */
 class NeedDocument {
@@ -25,6 +26,8 @@ export interface StagedViewOptions {
   readonly generationSize?: number
   /** Derivations of log events shared with other views; else the view keeps its own. */
   readonly decodings?: DecodedEvents
+  /** The share of a partitioned projection this view builds; the whole by default. */
+  readonly partition?: Partition
 }
 
 /**
@@ -48,6 +51,7 @@ export class StagedView {
   private readonly access: ProjectionView
   private readonly generationSize: number
   private readonly decodings: DecodedEvents
+  private readonly owns: (key: string) => boolean
 
   constructor(
     private readonly projector: Projector,
@@ -57,6 +61,8 @@ export class StagedView {
   ) {
     this.generationSize = options.generationSize ?? GENERATION_LIMIT
     this.decodings = options.decodings ?? new DecodedEvents()
+    const partition = options.partition ?? WHOLE
+    this.owns = partition.count > 1 ? (key) => ownsKey(partition, key) : () => true
     const staged = this.staging
     this.access = {
       get: <T extends JsonObject>(collection: string, id: string) => {
@@ -76,6 +82,7 @@ export class StagedView {
         staged.set(collection, id, null)
       },
       decoded: (of, name, derive) => this.decodings.get(of, name, derive),
+      owns: this.owns,
     }
   }
 
@@ -128,7 +135,7 @@ export class StagedView {
     for (let round = 0; round < 4; round++) {
       let wanted: Map<string, Set<string>>
       try {
-        wanted = this.missing(this.projector.prefetch!(event, peek))
+        wanted = this.missing(this.projector.prefetch!(event, peek, this.owns))
       } catch (error) {
         throw new ProjectorFailed(event, error)
       }

@@ -26,6 +26,7 @@ export const eventRecord = (environmentId: number, event: NormalisedEvent): Even
  * once, and the later copy wins, as PostHog's deduplicating table keeps the last insert. Queries
  * read an environment's events in (timestamp, uuid) order a page at a time, each page after the
  * last event of the one before: the first index serves that order and where each page starts.
+ * Built in partitions by that key: both copies of an event fall in one.
  */
 export const events: Projector = {
   name: 'events',
@@ -38,8 +39,12 @@ export const events: Projector = {
   indexes: {
     [EVENTS]: [['environment_id', 'timestamp', 'uuid'], ['environment_id', 'event', 'timestamp'], ['environment_id', 'distinct_id', 'timestamp']],
   },
+  partitioned: true,
   apply(view, event) {
     const { environmentId, events } = normalisedOf(event, view)
-    for (const normalised of events) view.put(EVENTS, eventKey(environmentId, normalised.uuid), eventRecord(environmentId, normalised))
+    for (const normalised of events) {
+      const id = eventKey(environmentId, normalised.uuid)
+      if (view.owns(id)) view.put(EVENTS, id, eventRecord(environmentId, normalised))
+    }
   },
 }

@@ -1,4 +1,5 @@
 import type { Position } from '../eventlog/port.js'
+import { WHOLE, type Partition } from './partition.js'
 
 /** One build of a projector: its code version, and a counter that a rebuild increments. */
 export interface Build {
@@ -16,9 +17,12 @@ export const QUARANTINE = 'quarantined_events'
 export const physicalCollection = (collection: string, build: Build): string =>
   `${collection}_v${build.version}_b${build.build}`
 
-/** The checkpoint a build keeps in the read store. */
-export const checkpointName = (projector: string, build: Build): string =>
-  `${projector}@v${build.version}#${build.build}`
+/**
+ * The checkpoint a build keeps in the read store; each partition of a partitioned build
+ * (`partition.ts`) keeps its own, and a build of one partition keeps the plain one.
+ */
+export const checkpointName = (projector: string, build: Build, partition: Partition = WHOLE): string =>
+  `${projector}@v${build.version}#${build.build}${partition.count > 1 ? `~${partition.index}of${partition.count}` : ''}`
 
 /** How far the head is ahead of `position`: events on SQLite, bytes on EventStoreDB. */
 export const lagBehind = (head: Position | null, position: Position | null): number =>

@@ -11,6 +11,8 @@ export interface ProjectionView {
   delete(collection: string, id: string): void
   /** A pure derivation of `event` (`derive` must depend on the event alone), computed once for every projection that reads it. */
   decoded<T>(event: RecordedEvent, name: string, derive: () => T): T
+  /** Whether this runner's partition holds the documents of `key`; always true for an unpartitioned runner. */
+  owns(key: string): boolean
 }
 
 /**
@@ -52,14 +54,25 @@ export interface Projector {
    * captured events. The first collection anchors its builds.
    */
   readonly ownFile?: boolean
+  /**
+   * Whether the projection can be built in partitions (`partition.ts`): `apply` writes a
+   * document only when `view.owns` grants its key, reads only documents it may write, and
+   * otherwise writes only documents that every partition writes with the same content (a set
+   * of values seen). Then the partitions of a build, run in any number of runners at any pace,
+   * leave the same documents as one runner.
+   */
+  readonly partitioned?: boolean
   /** The work one log event stands for (default 1), e.g. the analytics events in a capture request. */
   weight?(event: RecordedEvent): number
   /**
    * The documents `apply` will read for `event`, so the runtime can load them together instead
    * of one at a time. `peek` answers from what is loaded already (undefined when not loaded);
    * the runtime asks again after each load, so a second round may follow what the first found.
+   * `owns` is the view's.
    */
-  prefetch?(event: RecordedEvent, peek: (collection: string, id: string) => JsonObject | null | undefined): Iterable<DocumentRef>
+  prefetch?(
+    event: RecordedEvent, peek: (collection: string, id: string) => JsonObject | null | undefined, owns: (key: string) => boolean,
+  ): Iterable<DocumentRef>
   /**
    * The events one log event stands for, when it is only a reference to others (a committed
    * historical import names its chunks); null for an ordinary event. The runtime applies them in

@@ -9,7 +9,11 @@ export const SESSION_VALUES = 'session_values'
 export const sessionValueKey = (environmentId: number, source: string, value: string): string =>
   `${environmentId}:${source}:${value}`
 
-/** Sessions from `$session_id`: their span, entry and end properties, counts, and observed values. */
+/**
+ * Sessions from `$session_id`: their span, entry and end properties, counts, and observed values.
+ * Built in partitions by session: the values seen are written by every partition that sees them,
+ * each time the same document.
+ */
 export const sessions: Projector = {
   name: 'sessions',
   ownFile: true,
@@ -21,13 +25,16 @@ export const sessions: Projector = {
     [SESSIONS]: [['environment_id', 'start_timestamp']],
     [SESSION_VALUES]: [['environment_id', 'source']],
   },
-  *prefetch(event) {
+  partitioned: true,
+  *prefetch(event, _peek, owns) {
     const { environmentId, events } = capturedOf(event)
     const refs: DocumentRef[] = []
     for (const captured of events) {
       const sessionId = sessionIdOf(captured.properties)
       if (sessionId === null) continue
-      refs.push([SESSIONS, sessionKey(environmentId, sessionId)])
+      const id = sessionKey(environmentId, sessionId)
+      if (!owns(id)) continue
+      refs.push([SESSIONS, id])
       for (const [source, value] of observedValues(captured.properties)) refs.push([SESSION_VALUES, sessionValueKey(environmentId, source, value)])
     }
     yield* refs
@@ -38,6 +45,7 @@ export const sessions: Projector = {
       const sessionId = sessionIdOf(normalised.properties)
       if (sessionId === null) continue
       const id = sessionKey(environmentId, sessionId)
+      if (!view.owns(id)) continue
       view.put(SESSIONS, id, foldSession(view.get<SessionRecord>(SESSIONS, id), environmentId, sessionId, normalised))
       for (const [source, value] of observedValues(normalised.properties)) {
         const valueId = sessionValueKey(environmentId, source, value)

@@ -1,0 +1,124 @@
+import t from 'tap'
+import fc from 'fast-check'
+import type { EventLog } from '../../src/eventlog/port.js'
+import { SqliteEventLog } from '../../src/eventlog/sqlite.js'
+import { SqliteReadStore } from '../../src/readstore/sqlite.js'
+import type { Build } from '../../src/readstore/names.js'
+import { partitionOf, partitionsOf, type Partition } from '../../src/readstore/partition.js'
+import type { Projector } from '../../src/readstore/projector.js'
+import { events } from '../../src/events/projection.js'
+import { sessions } from '../../src/sessions/projection.js'
+import { persons } from '../../src/persons/projection.js'
+import { ProjectionRunner } from '../../projections/runner.js'
+import { digestProjection, type ProjectionDigest } from '../../projections/digest.js'
+import { capture, event } from './support/captured.js'
+
+const PARTITIONED = [events, sessions]
+const RUNS = Number(process.env['PARTITION_RUNS'] ?? 12)
+
+/** One capture request: events of a few people and sessions, some sent again under the same UUID with other contents. */
+const requestArbitrary = fc.array(fc.record({
+  name: fc.constantFrom('$pageview', '$pageleave', 'bought', '$autocapture'),
+  person: fc.integer({ min: 0, max: 9 }),
+  session: fc.option(fc.integer({ min: 0, max: 6 }), { nil: null }),
+  url: fc.constantFrom('https://a.test/', 'https://a.test/pricing', 'https://b.test/?utm_source=x'),
+  again: fc.boolean(),
+}), { minLength: 1, maxLength: 8 })
+
+const historyArbitrary = fc.record({
+  requests: fc.array(fc.tuple(fc.constantFrom(1, 2), requestArbitrary), { minLength: 5, maxLength: 30 }),
+  /** Where the runner of one partition is stopped and another takes its partition over, as a share of the history. */
+  cut: fc.double({ min: 0, max: 1, noNaN: true }),
+})
+
+type History = typeof historyArbitrary extends fc.Arbitrary<infer H> ? H : never
+
+const appendHistory = async (log: EventLog, requests: History['requests']) => {
+  let last: ReturnType<typeof event> | null = null
+  for (const [environmentId, request] of requests) {
+    const captured = request.map((one) => {
+      const properties = { $current_url: one.url, ...(one.session === null ? {} : { $session_id: `s-${one.session}` }) }
+      const made = event(one.name, `person-${one.person}`, { properties })
+      const copy = one.again && last !== null ? { ...made, uuid: last.uuid } : made
+      last = made
+      return copy
+    })
+    await capture(log, environmentId, captured)
+  }
+}
+
+const until = async (runner: ProjectionRunner, log: EventLog): Promise<void> => {
+  const head = await log.headPosition()
+  if (head && !(await runner.waitFor(head, 20_000))) throw new Error(`${runner.checkpointName} did not catch up`)
+}
+
+const runner = (log: EventLog, store: SqliteReadStore, projector: Projector, build: Build, partition: Partition) =>
+  new ProjectionRunner({ log, store, projector, build, partition, batchSize: 7, idleCheckpointMs: 0 })
+
+/** Builds `build` of `projector` in `count` partitions at once, each runner with its own pace; one is replaced half-way. */
+const buildInPartitions = async (log: EventLog, store: SqliteReadStore, projector: Projector, build: Build, count: number, cut: number) => {
+  const head = (await log.headPosition())!
+  const runners = partitionsOf(count).map((partition) => runner(log, store, projector, build, partition))
+  await Promise.all(runners.map((one) => one.start()))
+  if (count > 1) {
+    // The runner of partition 0 stops once it has passed `cut` of the log, as a process that dies;
+    // another takes the partition over from its checkpoint.
+    const stopAt = { commit: BigInt(Math.floor(Number(head.commit) * cut)), prepare: BigInt(Math.floor(Number(head.commit) * cut)) }
+    await runners[0]!.waitFor(stopAt, 20_000)
+    await runners[0]!.stop()
+    runners[0] = runner(log, store, projector, build, partitionsOf(count)[0]!)
+    await runners[0].start()
+  }
+  for (const one of runners) await until(one, log)
+  for (const one of runners) await one.stop()
+  return digestProjection(store, projector, build)
+}
+
+t.test('a key falls in one partition of any count, and keys spread over all of them', async (t) => {
+  const keys = Array.from({ length: 4000 }, (_, i) => `1:session-${i}`)
+  for (const count of [1, 2, 4, 7]) {
+    const seen = new Array<number>(count).fill(0)
+    const outside = keys.filter((key) => {
+      const index = partitionOf(key, count)
+      if (!(Number.isInteger(index) && index >= 0 && index < count)) return true
+      seen[index]!++
+      return false
+    })
+    t.same(outside, [], `every key in 0…${count - 1}`)
+    t.ok(seen.every((n) => n > (keys.length / count) * 0.8), `${count} partitions: every one holds about its share (${seen.join(', ')})`)
+  }
+  t.equal(partitionOf('1:session-0', 4), partitionOf('1:session-0', 4), 'the same key, the same partition')
+})
+
+t.test('a projection that is not partitioned cannot be built in partitions', async (t) => {
+  const log = new SqliteEventLog({ path: ':memory:' })
+  const store = new SqliteReadStore({ path: ':memory:' })
+  t.teardown(async () => { await log.close(); await store.close() })
+  t.throws(() => runner(log, store, persons, { version: persons.version, build: 1 }, { index: 0, count: 2 }), /cannot be built in partitions/)
+})
+
+t.test('events and sessions built in 1, 2 and 4 partitions, one runner replaced half-way, give the same digests', async (t) => {
+  let runs = 0
+  await fc.assert(fc.asyncProperty(historyArbitrary, async ({ requests, cut }) => {
+    const log = new SqliteEventLog({ path: ':memory:' })
+    const store = new SqliteReadStore({ path: ':memory:' })
+    try {
+      await appendHistory(log, requests)
+      for (const projector of PARTITIONED) {
+        const digests: ProjectionDigest[] = []
+        for (const [build, count] of [[1, 1], [2, 2], [3, 4]] as const) {
+          digests.push(await buildInPartitions(log, store, projector, { version: projector.version, build }, count, cut))
+        }
+        if (digests.some((digest) => digest.sha256 !== digests[0]!.sha256)) {
+          throw new Error(`${projector.name}: ${digests.map((digest) => JSON.stringify(digest.collections)).join(' / ')}`)
+        }
+        if (Object.values(digests[0]!.collections).every((collection) => collection.count === 0)) throw new Error(`${projector.name} built nothing`)
+      }
+      runs++
+    } finally {
+      await log.close()
+      await store.close()
+    }
+  }), { numRuns: RUNS })
+  t.equal(runs, RUNS, `${RUNS} histories built alike in every partition count`)
+})
