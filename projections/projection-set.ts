@@ -9,6 +9,8 @@ import { ProjectionRunner, type RunnerOptions } from './runner.js'
 import { bulkBuildOptions } from './bulk.js'
 import { Signal } from './signal.js'
 import { DecodedEvents } from './decoded-events.js'
+import { PartitionGroup } from './partition-group.js'
+import { processName } from '../src/kernel/process-identity.js'
 
 export interface ProjectionSetOptions {
   readonly log: EventLog
@@ -27,15 +29,27 @@ export interface ProjectionSetOptions {
   readonly onLive?: (projector: string) => void
   /** Every few seconds while a serving build catches up: where it is and where the head is. */
   readonly onProgress?: (projector: string, position: string | null, head: string | null) => void
+  /**
+   * How many partitions the builds of partitioned projectors (`Projector.partitioned`) are made
+   * in; a build made in another count is built again beside it and replaced. Default 1.
+   */
+  readonly partitions?: number
+  /** This process among those sharing the partitions of a build. Default: its `host/pid/boot`. */
+  readonly owner?: string
+  /** How long a partition's lease lasts unless renewed. Default 10 s. */
+  readonly partitionLeaseMs?: number
 }
+
+/** A build as this process runs it: one runner, or the partitions it holds of a partitioned build. */
+type BuildRun = ProjectionRunner | PartitionGroup
 
 /** How often a catching-up projection reports its progress. */
 const PROGRESS_EVERY_MS = 5000
 
 interface Slot {
   readonly projector: Projector
-  active: ProjectionRunner | null
-  pending: ProjectionRunner | null
+  active: BuildRun | null
+  pending: BuildRun | null
   /** Rebuilds and switches of one projector happen one at a time. */
   queue: Promise<unknown>
   /** Rebuilds queued or running. */
@@ -64,7 +78,7 @@ export class ProjectionSet implements Projections {
     const upgrades: Promise<void>[] = []
     for (const projector of this.options.projectors) {
       const head = await this.headString()
-      const entry = await this.options.registry.update(projector.name, (current) => planBuilds(current, projector.version, head))
+      const entry = await this.options.registry.update(projector.name, (current) => planBuilds(current, projector.version, head, this.partitionsOf(projector)))
       const slot: Slot = { projector, active: null, pending: null, queue: Promise.resolve(), building: 0 }
       this.slots.set(projector.name, slot)
       if (entry.active.version === projector.version) {
@@ -81,6 +95,11 @@ export class ProjectionSet implements Projections {
     this.adoption.unref()
     this.progress = setInterval(() => void this.reportProgress().catch(() => undefined), PROGRESS_EVERY_MS)
     this.progress.unref()
+  }
+
+  /** The partitions a build of `projector` is made in: the configured count when it can be partitioned. */
+  private partitionsOf(projector: Projector): number {
+    return projector.partitioned === true ? Math.max(1, this.options.partitions ?? 1) : 1
   }
 
   catchingUp(): readonly string[] {
@@ -116,7 +135,7 @@ export class ProjectionSet implements Projections {
     const slot = this.slots.get(name)
     if (!slot) throw new TypeError(`unknown projection: ${name}`)
     await this.serialise(slot, async () => {
-      const entry = await requestRebuild(this.options.registry, slot.projector, await this.headString())
+      const entry = await requestRebuild(this.options.registry, slot.projector, await this.headString(), this.partitionsOf(slot.projector))
       await this.buildBeside(slot, entry.pending!)
     })
   }
@@ -168,8 +187,9 @@ export class ProjectionSet implements Projections {
     await previous?.stop()
   }
 
-  private async run(projector: Projector, build: Build, bulk: Pick<RunnerOptions, 'batchSize' | 'indexesWhenLive'> = {}): Promise<ProjectionRunner> {
-    const runner = new ProjectionRunner({
+  private async run(projector: Projector, build: Build, bulk: Pick<RunnerOptions, 'batchSize' | 'indexesWhenLive'> = {}): Promise<BuildRun> {
+    const partitions = build.partitions ?? 1
+    const options: RunnerOptions = {
       log: this.options.log,
       store: this.options.store,
       projector,
@@ -185,7 +205,13 @@ export class ProjectionSet implements Projections {
       onLive: () => {
         if (this.slots.get(projector.name)?.active === runner) this.wentLive(projector.name)
       },
-    })
+    }
+    const runner: BuildRun = partitions > 1
+      ? new PartitionGroup({
+        ...options, build: { ...build, partitions }, owner: this.options.owner ?? processName(),
+        ...(this.options.partitionLeaseMs ? { leaseMs: this.options.partitionLeaseMs } : {}),
+      })
+      : new ProjectionRunner(options)
     await runner.start()
     return runner
   }
@@ -196,7 +222,7 @@ export class ProjectionSet implements Projections {
   }
 
   /** The runner serving queries for a projector, if this process runs it. */
-  activeRunner(name: string): ProjectionRunner | null {
+  activeRunner(name: string): BuildRun | null {
     return this.slots.get(name)?.active ?? null
   }
 
@@ -215,7 +241,7 @@ export class ProjectionSet implements Projections {
         position: runner?.position ? runner.position.commit.toString() : null,
         lag,
         rebuilding: slot?.pending ? { build: slot.pending.build.build, position: slot.pending.position?.commit.toString() ?? null } : null,
-        quarantined: runner ? await this.options.store.count(QUARANTINE, { checkpoint: runner.checkpointName }) : 0,
+        quarantined: runner ? await this.quarantinedCount(runner) : 0,
         stalled: runner !== null && lag > 0 && now - runner.movedAt > (this.options.stallAfterMs ?? 15_000),
         error: runner?.lastError && runner.lastError.at >= runner.movedAt ? runner.lastError.message : null,
         head: head ? head.commit.toString() : null,
@@ -224,9 +250,15 @@ export class ProjectionSet implements Projections {
     return out
   }
 
+  private async quarantinedCount(run: BuildRun): Promise<number> {
+    let count = 0
+    for (const checkpoint of checkpointsOf(run)) count += await this.options.store.count(QUARANTINE, { checkpoint })
+    return count
+  }
+
   /** The events the active builds skipped, in log order within each projection. */
   async quarantined(): Promise<QuarantinedEvent[]> {
-    const checkpoints = [...this.slots.values()].flatMap((slot) => (slot.active ? [slot.active.checkpointName] : []))
+    const checkpoints = [...this.slots.values()].flatMap((slot) => (slot.active ? checkpointsOf(slot.active) : []))
     return quarantinedEvents(this.options.store, checkpoints)
   }
 
@@ -243,20 +275,38 @@ export class ProjectionSet implements Projections {
   }
 }
 
+/** The checkpoints of what a build run holds: each partition's it runs, or its one. */
+const checkpointsOf = (run: BuildRun): string[] => (run instanceof PartitionGroup ? run.checkpointNames : [run.checkpointName])
+
+/** A build of `version` in `partitions`, as the registry records it (a count of one is left out). */
+const buildOf = (version: number, build: number, partitions: number): Build =>
+  partitions > 1 ? { version, build, partitions } : { version, build }
+
+const sameShape = (build: Build, version: number, partitions: number): boolean =>
+  build.version === version && (build.partitions ?? 1) === partitions
+
 /**
- * First start: build 1 is active at once (there is nothing older to serve). A new code version:
- * the old build stays registered as active while the new version is built up to the current head.
+ * First start: build 1 is active at once (there is nothing older to serve). A new code version,
+ * or another partition count: the old build stays registered as active while the new one is
+ * built up to the current head.
  */
-export const planBuilds = (current: RegistryEntry | null, version: number, head: string): RegistryEntry => {
-  if (!current) return { active: { version, build: 1 }, pending: null, lastBuild: 1 }
-  if (current.active.version === version || current.pending?.version === version) return current
-  return { active: current.active, pending: { version, build: current.lastBuild + 1, switchAt: head }, lastBuild: current.lastBuild + 1 }
+export const planBuilds = (current: RegistryEntry | null, version: number, head: string, partitions = 1): RegistryEntry => {
+  if (!current) return { active: buildOf(version, 1, partitions), pending: null, lastBuild: 1 }
+  if (sameShape(current.active, version, partitions) || (current.pending && sameShape(current.pending, version, partitions))) return current
+  const build = current.lastBuild + 1
+  return { active: current.active, pending: { ...buildOf(version, build, partitions), switchAt: head }, lastBuild: build }
 }
 
-/** Registers a new build of `projector`, to catch up beside the active one and replace it at `head`. */
-export const requestRebuild = (registry: ProjectionRegistry, projector: Projector, head: string): Promise<RegistryEntry> =>
-  registry.update(projector.name, (current) => ({
-    active: current?.active ?? { version: projector.version, build: 1 },
-    pending: { version: projector.version, build: (current?.lastBuild ?? 1) + 1, switchAt: head },
-    lastBuild: (current?.lastBuild ?? 1) + 1,
-  }))
+/**
+ * Registers a new build of `projector`, to catch up beside the active one and replace it at
+ * `head`; in `partitions`, or as many as the active build has.
+ */
+export const requestRebuild = (registry: ProjectionRegistry, projector: Projector, head: string, partitions?: number): Promise<RegistryEntry> =>
+  registry.update(projector.name, (current) => {
+    const build = (current?.lastBuild ?? 1) + 1
+    return {
+      active: current?.active ?? { version: projector.version, build: 1 },
+      pending: { ...buildOf(projector.version, build, partitions ?? current?.active.partitions ?? 1), switchAt: head },
+      lastBuild: build,
+    }
+  })

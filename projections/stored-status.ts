@@ -1,6 +1,7 @@
 import type { EventLog } from '../src/eventlog/port.js'
 import type { ReadStore } from '../src/readstore/port.js'
-import { checkpointName, lagBehind } from '../src/readstore/names.js'
+import { lagBehind } from '../src/readstore/names.js'
+import { buildPosition } from '../src/readstore/build-position.js'
 import type { Projector } from '../src/readstore/projector.js'
 import type { ProjectionRegistry } from './registry.js'
 
@@ -17,7 +18,7 @@ export const storedStatus = async (
   const out: Record<string, StoredProjectionStatus> = {}
   for (const projector of projectors) {
     const entry = await registry.read(projector.name)
-    const stored = entry ? await store.checkpoint(checkpointName(projector.name, entry.active)) : null
+    const stored = entry ? await buildPosition(store, projector.name, entry.active) : null
     out[projector.name] = {
       position: stored ? stored.commit.toString() : null,
       lag: lagBehind(head, stored),

@@ -33,6 +33,13 @@ const Env = z.object({
   HEDGELOG_PROJECTION_THREADS: z.coerce.number({ error: 'must be a whole number from 0 to 8' }).int('must be a whole number from 0 to 8')
     .min(0, 'must be a whole number from 0 to 8').max(8, 'must be a whole number from 0 to 8').default(3),
   /**
+   * Partitions the read models of events and sessions are built in, shared by every process
+   * running the projector role on the same stores (each partition has one at a time, under a
+   * lease). Changing it builds those read models again beside the live ones.
+   */
+  HEDGELOG_PROJECTION_PARTITIONS: z.coerce.number({ error: 'must be a whole number from 1 to 64' }).int('must be a whole number from 1 to 64')
+    .min(1, 'must be a whole number from 1 to 64').max(64, 'must be a whole number from 1 to 64').default(1),
+  /**
    * Scheduling priority (nice, 0–19) of the projection threads: above 0, requests come first when
    * the CPU is contended and projections use what is left. 0 shares the CPU evenly.
    */

@@ -58,7 +58,7 @@ const startProjections = (config: Config, log: EventLog, store: ReadStore, regis
     return threaded
   }
   return new ProjectionSet({
-    log, store, registry, projectors: allProjectors,
+    log, store, registry, projectors: allProjectors, partitions: config.HEDGELOG_PROJECTION_PARTITIONS,
     onError: (projection, error, fatal) => fatal
       ? logger.error({ projection, err: error }, 'projection stopped')
       : logger.warn({ projection, err: error }, 'projection failed to advance; retrying'),

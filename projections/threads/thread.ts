@@ -36,6 +36,7 @@ const projectionSet = (): ProjectionSet => new ProjectionSet({
   log, store,
   registry: new ProjectionRegistry(store),
   projectors: allProjectors.filter((projector) => names.includes(projector.name)),
+  partitions: config.HEDGELOG_PROJECTION_PARTITIONS,
   onError: (projection, error, fatal) => send({
     type: 'log', level: fatal ? 'error' : 'warn', fields: { projection, err: errorText(error) },
     message: fatal ? 'projection stopped' : 'projection failed to advance; retrying',

@@ -2,7 +2,7 @@ import { positionToString } from '../eventlog/port.js'
 import type { EventLog } from '../eventlog/port.js'
 import type { ReadStore } from '../readstore/port.js'
 import { allProjectors } from '../modules.js'
-import { checkpointName } from '../readstore/names.js'
+import { checkpointNames } from '../readstore/names.js'
 import { requestRebuild } from '../../projections/projection-set.js'
 import { quarantinedEvents } from '../../projections/quarantine.js'
 import type { QuarantinedEvent } from '../readstore/projections.js'
@@ -14,7 +14,7 @@ export const listQuarantined = async (store: ReadStore): Promise<QuarantinedEven
   const checkpoints: string[] = []
   for (const projector of allProjectors) {
     const entry = await registry.read(projector.name)
-    if (entry) checkpoints.push(checkpointName(projector.name, entry.active))
+    if (entry) checkpoints.push(...checkpointNames(projector.name, entry.active))
   }
   return quarantinedEvents(store, checkpoints)
 }

@@ -1,7 +1,8 @@
 import { comparePositions, positionToString, type EventLog, type JsonObject, type Position } from '../eventlog/port.js'
 import { canonicalJson } from '../kernel/canonical-json.js'
 import type { ReadStore } from '../readstore/port.js'
-import { checkpointName, physicalCollection, type Build } from '../readstore/names.js'
+import { checkpointNames, physicalCollection, type Build } from '../readstore/names.js'
+import { buildPosition } from '../readstore/build-position.js'
 import type { Projector } from '../readstore/projector.js'
 import { ProjectionRegistry } from '../../projections/registry.js'
 import { Replay, type ReachOptions } from '../../projections/replay.js'
@@ -43,21 +44,36 @@ interface Target {
   readonly projector: Projector
   readonly collection: string
   readonly live: Build
-  readonly checkpoint: string
+  /** The build's checkpoints: one, or one per partition. */
+  readonly checkpoints: readonly string[]
 }
 
 const same = (a: JsonObject | null, b: JsonObject | null): boolean => canonicalJson(a) === canonicalJson(b)
 
-/** A live document together with the exact position its build had reached when it was read. */
+/** Where every checkpoint of `names` stands, when they all stand at one position (BEFORE_START: none has one); else undefined. */
+const onePosition = async (store: ReadStore, names: readonly string[]): Promise<Position | undefined> => {
+  let at: Position | null | undefined
+  for (const name of names) {
+    const stored = await store.checkpoint(name)
+    if (at === undefined) at = stored
+    else if (at === null ? stored !== null : stored === null || comparePositions(at, stored) !== 0) return undefined
+  }
+  return at ?? BEFORE_START
+}
+
+/**
+ * A live document together with the exact position its build had reached when it was read. The
+ * partitions of a build move apart while events arrive; a read is dated once they stand together.
+ */
 const settledRead = async (store: ReadStore, target: Target, id: string): Promise<{ at: Position; doc: JsonObject | null }> => {
   const collection = physicalCollection(target.collection, target.live)
   for (;;) {
-    const before = await store.checkpoint(target.checkpoint)
+    const before = await onePosition(store, target.checkpoints)
     const doc = await store.get(collection, id)
-    const after = await store.checkpoint(target.checkpoint)
+    const after = await onePosition(store, target.checkpoints)
     // Documents and checkpoint move in one transaction: an unmoved checkpoint dates the read.
-    if (before === null && after === null) return { at: BEFORE_START, doc }
     if (before && after && comparePositions(before, after) === 0) return { at: before, doc }
+    if (!before || !after) await new Promise((resolve) => setTimeout(resolve, 50))
   }
 }
 
@@ -75,10 +91,10 @@ export const verifyProjections = async (options: VerifyOptions): Promise<VerifyR
   let start: Position | null = null
   for (const projector of projectors) {
     const build = (await registry.read(projector.name))?.active ?? { version: projector.version, build: 1 }
-    const checkpoint = checkpointName(projector.name, build)
-    const reached = (await live.checkpoint(checkpoint)) ?? BEFORE_START
+    const checkpoints = checkpointNames(projector.name, build)
+    const reached = (await buildPosition(live, projector.name, build)) ?? BEFORE_START
     if (start === null || comparePositions(reached, start) < 0) start = reached
-    for (const collection of projector.collections) targets.push({ projector, collection, live: build, checkpoint })
+    for (const collection of projector.collections) targets.push({ projector, collection, live: build, checkpoints })
   }
   const replay = new Replay({ log: options.log, store: scratch, projectors, until: start ?? BEFORE_START })
   await replay.start()

@@ -1,10 +1,14 @@
 import type { Position } from '../eventlog/port.js'
-import { WHOLE, type Partition } from './partition.js'
+import { WHOLE, partitionsOf, type Partition } from './partition.js'
 
-/** One build of a projector: its code version, and a counter that a rebuild increments. */
+/**
+ * One build of a projector: its code version, a counter that a rebuild increments, and the
+ * partitions it is built in (`partition.ts`; absent: one).
+ */
 export interface Build {
   readonly version: number
   readonly build: number
+  readonly partitions?: number
 }
 
 /**
@@ -23,6 +27,10 @@ export const physicalCollection = (collection: string, build: Build): string =>
  */
 export const checkpointName = (projector: string, build: Build, partition: Partition = WHOLE): string =>
   `${projector}@v${build.version}#${build.build}${partition.count > 1 ? `~${partition.index}of${partition.count}` : ''}`
+
+/** The checkpoints of every partition of a build, the plain one when it has one partition. */
+export const checkpointNames = (projector: string, build: Build): string[] =>
+  partitionsOf(build.partitions ?? 1).map((partition) => checkpointName(projector, build, partition))
 
 /** How far the head is ahead of `position`: events on SQLite, bytes on EventStoreDB. */
 export const lagBehind = (head: Position | null, position: Position | null): number =>

@@ -1,6 +1,7 @@
 import { comparePositions, type JsonObject, type Position } from '../eventlog/port.js'
 import type { FindQuery, ReadStore } from './port.js'
-import { checkpointName, physicalCollection, type Build } from './names.js'
+import { physicalCollection, type Build } from './names.js'
+import { buildPosition } from './build-position.js'
 import { deepFreeze } from '../kernel/deep-freeze.js'
 import { boundedCache } from '../kernel/bounded-cache.js'
 import { ResultNotReadable } from '../kernel/errors.js'
@@ -241,7 +242,7 @@ export class ReadModels<M extends DocumentTypes<M> = ReadModelDocuments> {
     for (;;) {
       const entry = await this.options.registry.cached(projector.name)
       const build = entry?.active ?? { version: projector.version, build: 1 }
-      const stored = await this.options.store.checkpoint(checkpointName(projector.name, build))
+      const stored = await buildPosition(this.options.store, projector.name, build)
       if (stored && comparePositions(stored, position) >= 0) return true
       if (Date.now() >= deadline) return false
       await new Promise((resolve) => setTimeout(resolve, 20))

@@ -30,8 +30,8 @@ export class ShardMap {
   }
 
   /**
-   * The build a checkpoint (`events@v1#2`) or a staging group (`events@v1#2@<position>`) belongs
-   * to, when its projection has a file of its own.
+   * The build a checkpoint (`events@v1#2`, or a partition's, `events@v1#2~0of4`) or a staging
+   * group (`events@v1#2@<position>`) belongs to, when its projection has a file of its own.
    */
   buildOfCheckpoint(checkpoint: string): BuildInFile | null {
     const match = CHECKPOINT.exec(checkpoint)
@@ -54,7 +54,7 @@ export interface BuildInFile {
 }
 
 const PHYSICAL = /^([a-z][a-z0-9_]*?)(_v\d+_b\d+)$/
-const CHECKPOINT = /^([^@]+)@v(\d+)#(\d+)(?:@|$)/
+const CHECKPOINT = /^([^@]+)@v(\d+)#(\d+)(?:~\d+of\d+)?(?:@|$)/
 
 /** The path of a projection's own file beside the main file (`readmodels.sqlite` → `readmodels-events.sqlite`). */
 export const shardPath = (mainPath: string, shard: string): string =>

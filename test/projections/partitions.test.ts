@@ -10,6 +10,12 @@ import { events } from '../../src/events/projection.js'
 import { sessions } from '../../src/sessions/projection.js'
 import { persons } from '../../src/persons/projection.js'
 import { ProjectionRunner } from '../../projections/runner.js'
+import { ProjectionSet } from '../../projections/projection-set.js'
+import { ProjectionRegistry } from '../../projections/registry.js'
+import { PartitionGroup } from '../../projections/partition-group.js'
+import { join } from 'node:path'
+import { tempDir } from '../support/temp.js'
+import { ownFilesOf } from '../../src/readstore/sqlite-shards.js'
 import { digestProjection, type ProjectionDigest } from '../../projections/digest.js'
 import { capture, event } from './support/captured.js'
 
@@ -121,4 +127,66 @@ t.test('events and sessions built in 1, 2 and 4 partitions, one runner replaced 
     }
   }), { numRuns: RUNS })
   t.equal(runs, RUNS, `${RUNS} histories built alike in every partition count`)
+})
+
+const waitUntil = async (what: string, check: () => boolean | Promise<boolean>, timeoutMs = 20_000): Promise<void> => {
+  const deadline = Date.now() + timeoutMs
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`)
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
+}
+
+t.test('processes share the partitions of a build; when one dies, the others take its partitions over, and the read models equal one process\'s', async (t) => {
+  const dir = tempDir(t)
+  const log = new SqliteEventLog({ path: join(dir, 'log.sqlite') })
+  const stores: SqliteReadStore[] = []
+  const sets: ProjectionSet[] = []
+  t.teardown(async () => {
+    for (const set of sets) await set.stop()
+    for (const store of stores) await store.close()
+    await log.close()
+  })
+  /** One projector process on the shared read store file, as `serve --roles projector` runs it. */
+  const projectorProcess = async (owner: string, partitions: number, path = join(dir, 'readmodels.sqlite')) => {
+    // Laid out as the service lays it out: events and sessions each in a file of their own.
+    const store = new SqliteReadStore({ path, ownFiles: ownFilesOf(PARTITIONED) })
+    stores.push(store)
+    const set = new ProjectionSet({ log, store, registry: new ProjectionRegistry(store), projectors: PARTITIONED, partitions, owner, partitionLeaseMs: 600 })
+    sets.push(set)
+    await set.start()
+    return { store, set, group: (name: string) => set.activeRunner(name) as PartitionGroup }
+  }
+  const requests = fc.sample(historyArbitrary, { numRuns: 1, seed: 7 })[0]!.requests
+  const third = Math.ceil(requests.length / 3)
+  await appendHistory(log, requests.slice(0, third))
+
+  const processes = [await projectorProcess('a', 4), await projectorProcess('b', 4), await projectorProcess('c', 4)]
+  for (const projector of PARTITIONED) {
+    await waitUntil(`${projector.name} is split among three`, () => processes.every((one) => one.group(projector.name).running.length > 0))
+    t.same(processes.map((one) => one.group(projector.name).running.length).sort(), [1, 1, 2], `${projector.name}: 4 partitions over 3 processes`)
+  }
+  await appendHistory(log, requests.slice(third, 2 * third))
+
+  // Process b dies: its runners stop where they are, holding their leases until they run out.
+  const dead = processes[1]!
+  for (const projector of PARTITIONED) await dead.group(projector.name).stop(false)
+  await appendHistory(log, requests.slice(2 * third))
+  const head = (await log.headPosition())!
+  for (const projector of PARTITIONED) {
+    await waitUntil(`${projector.name} is split among the two left`, () =>
+      processes[0]!.group(projector.name).running.length + processes[2]!.group(projector.name).running.length === 4)
+    t.ok(await processes[0]!.group(projector.name).waitFor(head, 20_000), `${projector.name}: caught up after the takeover`)
+  }
+
+  const single = await projectorProcess('alone', 1, join(dir, 'single.sqlite'))
+  for (const projector of PARTITIONED) {
+    t.ok(await single.set.activeRunner(projector.name)!.waitFor(head, 20_000))
+    const partitioned = (await new ProjectionRegistry(processes[0]!.store).read(projector.name))!.active
+    t.equal(partitioned.partitions, 4, `${projector.name}: the build is registered with its partitions`)
+    const whole = (await new ProjectionRegistry(single.store).read(projector.name))!.active
+    const [a, b] = [await digestProjection(processes[0]!.store, projector, partitioned), await digestProjection(single.store, projector, whole)]
+    t.ok(Object.values(b.collections).some((collection) => collection.count > 0), `${projector.name}: documents were built`)
+    t.equal(a.sha256, b.sha256, `${projector.name}: the same digest as one process unpartitioned`)
+  }
 })
