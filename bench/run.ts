@@ -6,10 +6,11 @@
  *
  * BENCH_SECONDS (default 5) sets each closed-loop measurement, BENCH_SUSTAIN_SECONDS (default 60)
  * the sustained batch load, BENCH_REBUILD_EVENTS (default 1,000,000) the history rebuilt,
+ * BENCH_PARTITION_EVENTS (default 300,000) the history built in partitions,
  * BENCH_QUERY_EVENTS (default 1,000,000) the history queried and BENCH_QUERY_RUNS (default 7) the
  * runs of each query, BENCH_LIVE_EVENTS (default 1,000,000) the history live insights are kept
  * over and BENCH_LIVE_SECONDS (default 60) the load they are measured under. BENCH_ONLY, a
- * comma-separated list of parts (appends, capture, sustained, overload, decide, reads, rebuild,
+ * comma-separated list of parts (appends, capture, sustained, overload, decide, reads, rebuild, partitions,
  * queries, live), runs only those. The overload part offers twice the sustainable `/batch/` rate
  * for BENCH_SUSTAIN_SECONDS.
  */
@@ -23,12 +24,14 @@ import { liveInsightFigures } from './live-insights.js'
 import { queryFigures } from './queries.js'
 import { readFigures } from './reads.js'
 import { rebuildFigures } from './rebuild.js'
+import { partitionFigures } from './partitions.js'
 import { sustainedFigures } from './sustained.js'
 import { overloadFigures } from './overload.js'
 
 const seconds = Number(process.env['BENCH_SECONDS'] ?? 5)
 const sustain = Number(process.env['BENCH_SUSTAIN_SECONDS'] ?? 60)
 const rebuildEvents = Number(process.env['BENCH_REBUILD_EVENTS'] ?? 1_000_000)
+const partitionEvents = Number(process.env['BENCH_PARTITION_EVENTS'] ?? 300_000)
 const queryEvents = Number(process.env['BENCH_QUERY_EVENTS'] ?? 1_000_000)
 const queryRuns = Number(process.env['BENCH_QUERY_RUNS'] ?? 7)
 const liveEvents = Number(process.env['BENCH_LIVE_EVENTS'] ?? 1_000_000)
@@ -60,6 +63,7 @@ const parts: Record<string, () => Promise<void>> = {
   decide: async () => report(await decideFigures(seconds * 1000)),
   reads: async () => report(await readFigures(seconds * 1000)),
   rebuild: async () => report(await rebuildFigures(rebuildEvents)),
+  partitions: async () => report(await partitionFigures(partitionEvents)),
   queries: async () => report(await queryFigures(queryEvents, queryRuns)),
   live: async () => report(await liveInsightFigures(liveEvents, seconds * 1000, liveSeconds)),
 }

@@ -5,6 +5,12 @@ import { partitionsOf, type Partition } from '../src/readstore/partition.js'
 import { ProjectionRunner, type RunnerOptions } from './runner.js'
 import { PositionWaiters } from './waiters.js'
 
+/**
+ * How often a process renews its membership and leases and looks at who should run what (a
+ * third of the lease when that is shorter): a process that joins gets its share within it.
+ */
+const TICK_MS = 250
+
 /** How often the checkpoints of partitions run elsewhere are read. */
 const REFRESH_MS = 100
 
@@ -25,7 +31,7 @@ export interface PartitionGroupOptions extends Omit<RunnerOptions, 'partition' |
  * The partitions of one build that this process runs, each with a runner of its own, shared with
  * the other processes running the same build through leases in the read store.
  *
- * Every process lists itself as a member, renewed every third of the lease. The members, in
+ * Every process lists itself as a member, renewed four times a second. The members, in
  * name order, take the partitions in turn (partition p goes to member p mod n), each holding a
  * lease on its partitions; a process that is no longer a partition's member lets it go, and a
  * partition whose process died is taken over once its lease has run out, from its checkpoint.
@@ -42,6 +48,8 @@ export class PartitionGroup {
   private readonly runners = new Map<number, ProjectionRunner>()
   /** Each partition's position as last seen, run here or not. */
   private readonly positions = new Map<number, Position | null>()
+  /** When this process last renewed each partition's lease. */
+  private readonly renewed = new Map<number, number>()
   private readonly waiters = new PositionWaiters()
   private readonly partitions: Partition[]
   private readonly leaseMs: number
@@ -50,6 +58,8 @@ export class PartitionGroup {
   private ticking: Promise<void> = Promise.resolve()
   private stopped = false
   private liveOnce = false
+  /** How many times this process has started a partition's runner: more than it runs now means partitions moved. */
+  starts = 0
   /** Set once the first round of leases has been taken. */
   private ticked = false
 
@@ -85,7 +95,8 @@ export class PartitionGroup {
   async start(): Promise<void> {
     this.status = 'catching_up'
     await this.tick()
-    this.timer = setInterval(() => { this.ticking = this.ticking.then(() => this.tick()).catch((error: unknown) => this.failed(error)) }, this.leaseMs / 3)
+    const every = Math.min(TICK_MS, this.leaseMs / 3)
+    this.timer = setInterval(() => { this.ticking = this.ticking.then(() => this.tick()).catch((error: unknown) => this.failed(error)) }, every)
     this.timer.unref()
     // Partitions run elsewhere move the group's position too: their checkpoints are read often.
     this.refresher = setInterval(() => void this.refresh().catch(() => undefined), REFRESH_MS)
@@ -133,8 +144,14 @@ export class PartitionGroup {
       const mine = partition.index % members.length === rank
       const running = this.runners.get(partition.index)
       if (mine && (await store.acquireLease(this.leaseName(partition), owner, this.leaseMs))) {
+        this.renewed.set(partition.index, Date.now())
         if (!running && !this.stopped) await this.run(partition)
-      } else if (running) {
+        continue
+      }
+      // A lease not renewed may only mean the store was busy: a partition still ours is let go
+      // once its lease has surely run out, and one that is another member's at once.
+      const lapsed = Date.now() - (this.renewed.get(partition.index) ?? 0) >= this.leaseMs
+      if (running && (!mine || lapsed)) {
         this.runners.delete(partition.index)
         await running.stop()
         await store.releaseLease(this.leaseName(partition), owner)
@@ -156,6 +173,7 @@ export class PartitionGroup {
       onLive: () => this.settle(),
     })
     this.runners.set(partition.index, runner)
+    this.starts++
     await runner.start()
   }
 
