@@ -3,6 +3,7 @@ import type { RunnerStatus } from '../src/readstore/projections.js'
 import { checkpointName, type Build } from '../src/readstore/names.js'
 import { partitionsOf, type Partition } from '../src/readstore/partition.js'
 import { ProjectionRunner, type RunnerOptions } from './runner.js'
+import type { Projector } from '../src/readstore/projector.js'
 import { PositionWaiters } from './waiters.js'
 
 /**
@@ -13,6 +14,9 @@ const TICK_MS = 250
 
 /** How often the checkpoints of partitions run elsewhere are read. */
 const REFRESH_MS = 100
+
+/** A member not heard from for this long is removed from the list. */
+const FORGET_AFTER_MS = 3_600_000
 
 /** Where the members of a partitioned build are listed: one document per process, renewed while it runs. */
 export const PROJECTION_MEMBERS = 'projection_members'
@@ -74,17 +78,16 @@ export class PartitionGroup {
     return this.options.build
   }
 
+  get projector(): Projector {
+    return this.options.projector
+  }
+
   get position(): Position | null {
     return this.waiters.position
   }
 
   get movedAt(): number {
     return this.waiters.movedAt
-  }
-
-  /** The checkpoints of the partitions this process runs now. */
-  get checkpointNames(): string[] {
-    return [...this.runners.values()].map((runner) => runner.checkpointName)
   }
 
   /** Which partitions this process runs now. */
@@ -131,6 +134,15 @@ export class PartitionGroup {
     })
     const listed = await store.find<{ owner: string; at: number }>(PROJECTION_MEMBERS, { where: { group } })
     const alive = listed.filter((member) => member.owner === owner || Date.now() - member.at < this.leaseMs).map((member) => member.owner)
+    // Processes long gone are forgotten, so the list stays as short as the processes running.
+    const gone = listed.filter((member) => Date.now() - member.at > FORGET_AFTER_MS)
+    if (gone.length > 0) {
+      await store.commit({
+        checkpoint: `member:${group}:${owner}`, expected: await store.checkpoint(`member:${group}:${owner}`),
+        next: { commit: BigInt(Date.now()), prepare: 0n },
+        changes: gone.map((member) => ({ collection: PROJECTION_MEMBERS, id: `${group}:${member.owner}`, doc: null })),
+      })
+    }
     return [...new Set(alive)].sort()
   }
 

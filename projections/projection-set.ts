@@ -1,6 +1,6 @@
 import { positionFromString, positionToString, type EventLog, type Position } from '../src/eventlog/port.js'
 import type { ReadStore } from '../src/readstore/port.js'
-import { lagBehind, type Build } from '../src/readstore/names.js'
+import { checkpointNames, lagBehind, type Build } from '../src/readstore/names.js'
 import type { Projector } from '../src/readstore/projector.js'
 import { ProjectionRegistry, type RegistryEntry } from './registry.js'
 import type { Projections, ProjectionStatus, QuarantinedEvent } from '../src/readstore/projections.js'
@@ -275,8 +275,8 @@ export class ProjectionSet implements Projections {
   }
 }
 
-/** The checkpoints of what a build run holds: each partition's it runs, or its one. */
-const checkpointsOf = (run: BuildRun): string[] => (run instanceof PartitionGroup ? run.checkpointNames : [run.checkpointName])
+/** The checkpoints of a build as it runs: each of its partitions', wherever they run, or its one. */
+const checkpointsOf = (run: BuildRun): string[] => (run instanceof PartitionGroup ? checkpointNames(run.projector.name, run.build) : [run.checkpointName])
 
 /** A build of `version` in `partitions`, as the registry records it (a count of one is left out). */
 const buildOf = (version: number, build: number, partitions: number): Build =>

@@ -1,7 +1,7 @@
 import { elementsChainOf } from './elements.js'
 import type { NormalisedEvent } from '../persons/normalise.js'
 import { eventKey, type EventRecord } from './record.js'
-import { capturedEvents, normalisedOf } from '../ingestion/captured-projection.js'
+import { capturedEvents, ownedNormalised } from '../ingestion/captured-projection.js'
 import type { Projector } from '../readstore/projector.js'
 
 export const EVENTS = 'events'
@@ -41,7 +41,8 @@ export const events: Projector = {
   },
   partitioned: true,
   apply(view, event) {
-    const { environmentId, events } = normalisedOf(event, view)
+    // The key as normalisation will make it: the UUID in lower case.
+    const { environmentId, events } = ownedNormalised(event, view, (environment, captured) => eventKey(environment, String(captured.uuid).toLowerCase()))
     for (const normalised of events) {
       const id = eventKey(environmentId, normalised.uuid)
       if (view.owns(id)) view.put(EVENTS, id, eventRecord(environmentId, normalised))

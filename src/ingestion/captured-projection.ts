@@ -40,3 +40,27 @@ export const normalisedOf = (event: RecordedEvent, view?: Pick<ProjectionView, '
   const normalise = (): readonly NormalisedEvent[] => events.map(normaliseEvent).filter((one): one is NormalisedEvent => one !== null)
   return { environmentId, events: view ? view.decoded(event, 'normalised', normalise) : normalise() }
 }
+
+/**
+ * The normalised events of one log event whose documents this view's partition holds, by the key
+ * `keyOf` reads from each captured event as sent (null: the event has no document here). A view
+ * that holds every key shares the normalisation with the other projections (`normalisedOf`); a
+ * partition normalises only its own events, the work it does not share with the others.
+ */
+export const ownedNormalised = (
+  event: RecordedEvent, view: Pick<ProjectionView, 'decoded' | 'owns'>, keyOf: (environmentId: number, captured: CapturedEvent) => string | null,
+): { environmentId: number; events: readonly NormalisedEvent[] } => {
+  const { environmentId, events } = capturedOf(event)
+  const owned = events.map((captured) => {
+    const key = keyOf(environmentId, captured)
+    return key === null || view.owns(key)
+  })
+  if (owned.every(Boolean)) return normalisedOf(event, view)
+  const normalised: NormalisedEvent[] = []
+  events.forEach((captured, index) => {
+    if (!owned[index] || keyOf(environmentId, captured) === null) return
+    const one = normaliseEvent(captured)
+    if (one !== null) normalised.push(one)
+  })
+  return { environmentId, events: normalised }
+}

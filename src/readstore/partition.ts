@@ -11,7 +11,12 @@ export interface Partition {
 /** The whole projection, as an unpartitioned runner builds it. */
 export const WHOLE: Partition = { index: 0, count: 1 }
 
-/** The partition a key falls in: FNV-1a over its UTF-16 code units, modulo `count`. */
+/**
+ * The partition a key falls in: FNV-1a over its UTF-16 code units, mixed with MurmurHash3's
+ * finaliser, modulo `count`. Without the mix, the low bits of an FNV hash depend only on the low
+ * bits of each unit, so keys that differ in letter case alone would always share a partition
+ * when `count` is a power of two.
+ */
 export const partitionOf = (key: string, count: number): number => {
   if (count <= 1) return 0
   let hash = 0x811c9dc5
@@ -19,6 +24,11 @@ export const partitionOf = (key: string, count: number): number => {
     hash ^= key.charCodeAt(i)
     hash = Math.imul(hash, 0x01000193)
   }
+  hash ^= hash >>> 16
+  hash = Math.imul(hash, 0x85ebca6b)
+  hash ^= hash >>> 13
+  hash = Math.imul(hash, 0xc2b2ae35)
+  hash ^= hash >>> 16
   return (hash >>> 0) % count
 }
 

@@ -1,5 +1,5 @@
 import { foldSession, observedValues, sessionIdOf, sessionKey, type SessionRecord } from './sessions.js'
-import { capturedEvents, capturedOf, normalisedOf } from '../ingestion/captured-projection.js'
+import { capturedEvents, capturedOf, ownedNormalised } from '../ingestion/captured-projection.js'
 import type { DocumentRef, Projector } from '../readstore/projector.js'
 
 export const SESSIONS = 'sessions'
@@ -40,7 +40,11 @@ export const sessions: Projector = {
     yield* refs
   },
   apply(view, event) {
-    const { environmentId, events } = normalisedOf(event, view)
+    // Normalisation leaves `$session_id` as it was sent.
+    const { environmentId, events } = ownedNormalised(event, view, (environment, captured) => {
+      const sessionId = sessionIdOf(captured.properties)
+      return sessionId === null ? null : sessionKey(environment, sessionId)
+    })
     for (const normalised of events) {
       const sessionId = sessionIdOf(normalised.properties)
       if (sessionId === null) continue

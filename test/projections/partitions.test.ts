@@ -29,6 +29,8 @@ const requestArbitrary = fc.array(fc.record({
   session: fc.option(fc.integer({ min: 0, max: 6 }), { nil: null }),
   url: fc.constantFrom('https://a.test/', 'https://a.test/pricing', 'https://b.test/?utm_source=x'),
   again: fc.boolean(),
+  /** The copy's UUID in capitals, which normalisation makes the same UUID. */
+  shout: fc.boolean(),
 }), { minLength: 1, maxLength: 8 })
 
 const historyArbitrary = fc.record({
@@ -45,7 +47,7 @@ const appendHistory = async (log: EventLog, requests: History['requests']) => {
     const captured = request.map((one) => {
       const properties = { $current_url: one.url, ...(one.session === null ? {} : { $session_id: `s-${one.session}` }) }
       const made = event(one.name, `person-${one.person}`, { properties })
-      const copy = one.again && last !== null ? { ...made, uuid: last.uuid } : made
+      const copy = one.again && last !== null ? { ...made, uuid: one.shout ? last.uuid.toUpperCase() : last.uuid } : made
       last = made
       return copy
     })
@@ -94,6 +96,9 @@ t.test('a key falls in one partition of any count, and keys spread over all of t
     t.ok(seen.every((n) => n > (keys.length / count) * 0.8), `${count} partitions: every one holds about its share (${seen.join(', ')})`)
   }
   t.equal(partitionOf('1:session-0', 4), partitionOf('1:session-0', 4), 'the same key, the same partition')
+  const uuids = Array.from({ length: 2000 }, (_, i) => `1:01a220ba-cf3b-71c5-a80b-${String(i).padStart(12, 'a')}`)
+  const together = uuids.filter((key) => partitionOf(key, 4) === partitionOf(key.toUpperCase(), 4)).length
+  t.ok(together < uuids.length * 0.4, `keys that differ in case alone fall apart like any others (${together} of ${uuids.length} together in 4)`)
 })
 
 t.test('a projection that is not partitioned cannot be built in partitions', async (t) => {
