@@ -1,0 +1,119 @@
+import t, { type Test } from 'tap'
+import { spawn, type ChildProcess } from 'node:child_process'
+import { join } from 'node:path'
+import { SqliteEventLog } from '../../src/eventlog/sqlite.js'
+import { comparePositions, type Position } from '../../src/eventlog/port.js'
+import { SqliteReadStore } from '../../src/readstore/sqlite.js'
+import { ownFilesOf } from '../../src/readstore/sqlite-shards.js'
+import { buildPosition } from '../../src/readstore/build-position.js'
+import { allProjectors } from '../../src/modules.js'
+import { events } from '../../src/events/projection.js'
+import { sessions } from '../../src/sessions/projection.js'
+import { ProjectionRunner } from '../../projections/runner.js'
+import { ProjectionRegistry } from '../../projections/registry.js'
+import { digestProjection } from '../../projections/digest.js'
+import { MAIN, exited, runCli } from '../support/cli.js'
+import { tempDir } from '../support/temp.js'
+import { capture, event } from './support/captured.js'
+
+const PARTITIONED = [events, sessions]
+const PARTITIONS = 4
+
+/** A history of 60 capture requests: 12 people, 20 sessions, now and then an event sent twice. */
+const history = () => {
+  const requests = Array.from({ length: 60 }, (_, r) => Array.from({ length: 5 }, (_, i) =>
+    event(i % 2 === 0 ? '$pageview' : 'bought', `person-${(r * 5 + i) % 12}`, {
+      properties: { $session_id: `s-${(r * 3 + i) % 20}`, $current_url: `https://a.test/${(r + i) % 4}` },
+    })))
+  // Every seventh request sends again, in capitals, the UUID of an event of the request before.
+  for (let r = 7; r < requests.length; r += 7) requests[r]![0] = { ...requests[r]![0]!, uuid: requests[r - 1]![2]!.uuid.toUpperCase() }
+  return requests
+}
+
+const waitUntil = async (what: string, check: () => Promise<boolean>, timeoutMs = 60_000): Promise<void> => {
+  const deadline = Date.now() + timeoutMs
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`)
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+}
+
+/** Whether every partitioned build in `store` has applied the log up to `position`. */
+const reached = async (store: SqliteReadStore, position: Position): Promise<boolean> => {
+  const registry = new ProjectionRegistry(store)
+  for (const projector of PARTITIONED) {
+    const build = (await registry.read(projector.name))?.active
+    if (!build || build.partitions !== PARTITIONS) return false
+    const at = await buildPosition(store, projector.name, build)
+    if (at === null || comparePositions(at, position) < 0) return false
+  }
+  return true
+}
+
+/**
+ * `processes` projector processes (`serve --roles projector`) on one data directory, sharing 4
+ * partitions; half-way through the history one of them is killed (SIGKILL) when there are several.
+ * The digests of the events and sessions read models they leave.
+ */
+const buildWith = async (t: Test, processes: number, requests: ReturnType<typeof history>): Promise<string[]> => {
+  const dir = tempDir(t)
+  const env = { HEDGELOG_DATA_DIR: dir, HEDGELOG_PROJECTION_PARTITIONS: String(PARTITIONS), PORT: '0', LOG_LEVEL: 'warn' }
+  await runCli(['init', '--json'], env)
+  const log = new SqliteEventLog({ path: join(dir, 'events.sqlite') })
+  const store = new SqliteReadStore({ path: join(dir, 'readmodels.sqlite'), ownFiles: ownFilesOf(allProjectors) })
+  const children: ChildProcess[] = []
+  t.teardown(async () => {
+    for (const child of children) child.kill('SIGKILL')
+    await store.close()
+    await log.close()
+  })
+  const half = requests.length / 2
+  for (const request of requests.slice(0, half)) await capture(log, 1, request)
+  for (let i = 0; i < processes; i++) {
+    children.push(spawn(process.execPath, [MAIN, 'serve', '--roles', 'projector'], { env: { ...process.env, ...env }, stdio: 'ignore' }))
+  }
+  const middle = (await log.headPosition())!
+  await waitUntil('the first half is applied', () => reached(store, middle))
+  if (processes > 1) {
+    const killed = children.shift()!
+    killed.kill('SIGKILL')
+    await exited(killed)
+  }
+  for (const request of requests.slice(half)) await capture(log, 1, request)
+  const head = (await log.headPosition())!
+  await waitUntil('the whole history is applied', () => reached(store, head))
+  for (const child of children) child.kill('SIGTERM')
+  for (const child of children) t.equal(await exited(child), 0, 'a projector process stops cleanly')
+  const registry = new ProjectionRegistry(store)
+  const digests: string[] = []
+  for (const projector of PARTITIONED) digests.push((await digestProjection(store, projector, (await registry.read(projector.name))!.active)).sha256)
+  t.comment(`${processes} process(es): ${digests.join(' ')}`)
+  return digests
+}
+
+/** The digests one unpartitioned runner leaves over the same history. */
+const buildWhole = async (t: Test, requests: ReturnType<typeof history>): Promise<string[]> => {
+  const log = new SqliteEventLog({ path: ':memory:' })
+  const store = new SqliteReadStore({ path: ':memory:' })
+  t.teardown(async () => { await store.close(); await log.close() })
+  for (const request of requests) await capture(log, 1, request)
+  const head = (await log.headPosition())!
+  const digests: string[] = []
+  for (const projector of PARTITIONED) {
+    const build = { version: projector.version, build: 1 }
+    const runner = new ProjectionRunner({ log, store, projector, build })
+    await runner.start()
+    t.ok(await runner.waitFor(head, 20_000))
+    await runner.stop()
+    const digest = await digestProjection(store, projector, build)
+    t.ok(Object.values(digest.collections).some((collection) => collection.count > 0), `${projector.name}: documents were built`)
+    digests.push(digest.sha256)
+  }
+  return digests
+}
+
+t.test('1, 2 and 4 projector processes sharing 4 partitions, one killed half-way, leave the read models of one unpartitioned runner', async (t) => {
+  const requests = history()
+  const whole = await buildWhole(t, requests)
+  for (const processes of [1, 2, 4]) t.same(await buildWith(t, processes, requests), whole, `${processes} process(es): the digests of events and sessions`)
+})
