@@ -5,13 +5,14 @@ import { ownFilesOf } from '../src/readstore/sqlite-shards.js'
 import { buildPosition } from '../src/readstore/build-position.js'
 import { events } from '../src/events/projection.js'
 import { sessions } from '../src/sessions/projection.js'
+import { groups } from '../src/groups/projection.js'
 import { ProjectionSet } from '../projections/projection-set.js'
 import { ProjectionRegistry } from '../projections/registry.js'
 import { PartitionGroup } from '../projections/partition-group.js'
 
 /**
  * `node partition-build.js <log file> <store file> <partitions> <owner> [lease ms]`: one projector process
- * building the events and sessions read models of a log in `partitions`, sharing them with any
+ * building the events, sessions and groups read models of a log in `partitions`, sharing them with any
  * other process started on the same store file. Exits once every partition of both builds has
  * applied the whole log, whichever process ran it, printing `{"seconds": …, "ran": […]}`: the partitions
  * it ran at the end, and how many partition runners it started in all.
@@ -20,7 +21,7 @@ const [logPath, storePath, count, owner, leaseMs = '10000'] = process.argv.slice
 if (logPath === undefined || storePath === undefined || count === undefined || owner === undefined) {
   throw new Error('usage: partition-build <log file> <store file> <partitions> <owner> [lease ms]')
 }
-const projectors = [events, sessions]
+const projectors = [events, sessions, groups]
 const started = performance.now()
 const log = new SqliteEventLog({ path: logPath })
 const store = new SqliteReadStore({ path: storePath, ownFiles: ownFilesOf(projectors) })

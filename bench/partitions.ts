@@ -5,6 +5,7 @@ import { SqliteReadStore } from '../src/readstore/sqlite.js'
 import { ownFilesOf } from '../src/readstore/sqlite-shards.js'
 import { events } from '../src/events/projection.js'
 import { sessions } from '../src/sessions/projection.js'
+import { groups } from '../src/groups/projection.js'
 import { digestProjection } from '../projections/digest.js'
 import { ProjectionRegistry } from '../projections/registry.js'
 import type { Figure } from './figures.js'
@@ -28,11 +29,11 @@ const builder = (core: '0' | '1', logPath: string, storePath: string, partitions
   })
 
 const digestsOf = async (path: string): Promise<string[]> => {
-  const store = new SqliteReadStore({ path, ownFiles: ownFilesOf([events, sessions]) })
+  const store = new SqliteReadStore({ path, ownFiles: ownFilesOf([events, sessions, groups]) })
   try {
     const registry = new ProjectionRegistry(store)
     const out = []
-    for (const projector of [events, sessions]) out.push((await digestProjection(store, projector, (await registry.read(projector.name))!.active)).sha256)
+    for (const projector of [events, sessions, groups]) out.push((await digestProjection(store, projector, (await registry.read(projector.name))!.active)).sha256)
     return out
   } finally {
     await store.close()
@@ -40,7 +41,7 @@ const digestsOf = async (path: string): Promise<string[]> => {
 }
 
 /**
- * The partitioned read models (events and sessions) built from `total` captured events: by one
+ * The partitioned read models (events, sessions and groups) built from `total` captured events: by one
  * process of one partition on core 0, and by two processes on cores 0 and 1 sharing two
  * partitions, each from nothing, with the digests of the two builds compared.
  */
@@ -64,7 +65,7 @@ export const partitionFigures = async (total: number): Promise<Figure[]> => {
     const [oneDigests, twoDigests] = [await digestsOf(join(installed.dir, 'one.sqlite')), await digestsOf(join(installed.dir, 'two.sqlite'))]
     const same = oneDigests.every((digest, i) => digest === twoDigests[i])
     return [
-      { name: `events and sessions built by one process, one partition, on one core (${total.toLocaleString('en-US')} events)`, value: total / one.seconds, unit: 'events/s' },
+      { name: `events, sessions and groups built by one process, one partition, on one core (${total.toLocaleString('en-US')} events)`, value: total / one.seconds, unit: 'events/s' },
       {
         name: `the same by two processes on two cores, two partitions (${two.map((process, i) => `process ${i + 1}: ${process.ran.join(', ')}`).join('; ')})`,
         value: total / twoSeconds, unit: 'events/s',

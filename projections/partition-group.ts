@@ -52,6 +52,8 @@ export class PartitionGroup {
   private readonly runners = new Map<number, ProjectionRunner>()
   /** Each partition's position as last seen, run here or not. */
   private readonly positions = new Map<number, Position | null>()
+  /** The members as last listed. */
+  private lastMembers: string[]
   /** When this process last renewed each partition's lease. */
   private readonly renewed = new Map<number, number>()
   private readonly waiters = new PositionWaiters()
@@ -71,6 +73,7 @@ export class PartitionGroup {
     this.checkpointName = checkpointName(options.projector.name, options.build)
     this.partitions = partitionsOf(options.build.partitions)
     this.leaseMs = options.leaseMs ?? 10_000
+    this.lastMembers = [options.owner]
     if (options.onAdvance) this.waiters.onAdvance = options.onAdvance
   }
 
@@ -150,7 +153,13 @@ export class PartitionGroup {
   private async tick(): Promise<void> {
     if (this.stopped) return
     const { store, owner } = this.options
-    const members = await this.members()
+    // A listing that fails (the store busy or away) leaves the members as last seen, and the
+    // leases are renewed all the same.
+    const members = await this.members().catch((error: unknown) => {
+      this.failed(error)
+      return this.lastMembers
+    })
+    this.lastMembers = members
     const rank = members.indexOf(owner)
     for (const partition of this.partitions) {
       const mine = partition.index % members.length === rank

@@ -52,6 +52,9 @@ export class StagedView {
   private readonly generationSize: number
   private readonly decodings: DecodedEvents
   private readonly owns: (key: string) => boolean
+  /** The partition's own collections (`Projector.partitionState`), and how a document id is kept there. */
+  private readonly ownState: ReadonlySet<string>
+  private readonly stateTag: string
 
   constructor(
     private readonly projector: Projector,
@@ -63,10 +66,13 @@ export class StagedView {
     this.decodings = options.decodings ?? new DecodedEvents()
     const partition = options.partition ?? WHOLE
     this.owns = partition.count > 1 ? (key) => ownsKey(partition, key) : () => true
+    this.ownState = new Set(projector.partitionState ?? [])
+    this.stateTag = `${partition.index}of${partition.count}`
     const staged = this.staging
     this.access = {
-      get: <T extends JsonObject>(collection: string, id: string) => {
+      get: <T extends JsonObject>(collection: string, given: string) => {
         this.assertOwned(collection)
+        const id = this.idIn(collection, given)
         const changed = staged.get(collection, id)
         if (changed !== undefined) return changed as T | null
         const loaded = this.loaded(collection, id)
@@ -75,11 +81,11 @@ export class StagedView {
       },
       put: (collection, id, doc) => {
         this.assertOwned(collection)
-        staged.set(collection, id, deepFreeze(doc))
+        staged.set(collection, this.idIn(collection, id), deepFreeze(doc))
       },
       delete: (collection, id) => {
         this.assertOwned(collection)
-        staged.set(collection, id, null)
+        staged.set(collection, this.idIn(collection, id), null)
       },
       decoded: (of, name, derive) => this.decodings.get(of, name, derive),
       owns: this.owns,
@@ -87,7 +93,14 @@ export class StagedView {
   }
 
   private assertOwned(collection: string): void {
-    if (!this.projector.collections.includes(collection)) throw new TypeError(`${this.projector.name} does not own ${collection}`)
+    if (!this.projector.collections.includes(collection) && !this.ownState.has(collection)) {
+      throw new TypeError(`${this.projector.name} does not own ${collection}`)
+    }
+  }
+
+  /** Where a document the projector names is kept: in a partition's own collection, under the partition's tag. */
+  private idIn(collection: string, id: string): string {
+    return this.ownState.has(collection) ? `${this.stateTag}:${id}` : id
   }
 
   /** The loaded document (null: it does not exist), or undefined when it is not loaded. */
@@ -106,8 +119,9 @@ export class StagedView {
   /** The ids of `refs` not loaded yet, per collection; throws when one names a collection the projector does not own. */
   private missing(refs: Iterable<DocumentRef>): Map<string, Set<string>> {
     const wanted = new Map<string, Set<string>>()
-    for (const [collection, id] of refs) {
+    for (const [collection, given] of refs) {
       this.assertOwned(collection)
+      const id = this.idIn(collection, given)
       if (this.loaded(collection, id) !== undefined) continue
       let ids = wanted.get(collection)
       if (!ids) wanted.set(collection, ids = new Set())
@@ -131,7 +145,7 @@ export class StagedView {
 
   /** Loads what the projector says it will read, a few rounds at most; `apply` loads any rest. */
   private async prefetch(event: RecordedEvent): Promise<void> {
-    const peek = (collection: string, id: string): JsonObject | null | undefined => this.loaded(collection, id)
+    const peek = (collection: string, id: string): JsonObject | null | undefined => this.loaded(collection, this.idIn(collection, id))
     for (let round = 0; round < 4; round++) {
       let wanted: Map<string, Set<string>>
       try {

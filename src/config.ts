@@ -33,7 +33,7 @@ const Env = z.object({
   HEDGELOG_PROJECTION_THREADS: z.coerce.number({ error: 'must be a whole number from 0 to 8' }).int('must be a whole number from 0 to 8')
     .min(0, 'must be a whole number from 0 to 8').max(8, 'must be a whole number from 0 to 8').default(3),
   /**
-   * Partitions the read models of events and sessions are built in, shared by every process
+   * Partitions the read models of events, sessions and groups are built in, shared by every process
    * running the projector role on the same stores (each partition has one at a time, under a
    * lease). Changing it builds those read models again beside the live ones.
    */

@@ -138,6 +138,8 @@ export interface GroupTables {
   readonly environmentId: number
   group(groupTypeIndex: number, key: string): GroupRecord | null
   putGroup(record: GroupRecord): void
+  /** Whether these tables hold the group (a partition holds only its own); all of them when absent. */
+  holds?(groupTypeIndex: number, key: string): boolean
 }
 
 /**
@@ -151,6 +153,7 @@ export const processGroupEvent = (tables: GroupTables, mapping: GroupTypeMapping
   const effects = groupEffectsOf(event, mapping)
   if (!effects.identify) return effects.mapping
   const { index, request } = effects.identify
+  if (tables.holds && !tables.holds(index, request.groupKey)) return effects.mapping
   const current = tables.group(index, request.groupKey)
   const next = upsertGroup(current, tables.environmentId, index, request, event.timestamp)
   if (next !== current) tables.putGroup(next)

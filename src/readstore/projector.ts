@@ -62,6 +62,12 @@ export interface Projector {
    * leave the same documents as one runner.
    */
   readonly partitioned?: boolean
+  /**
+   * Collections in which each partition keeps what it folds from every event for itself (the
+   * group types, which every partition needs to place its own groups): the runtime gives each
+   * partition its own copy of every document, kept with the build, never queried nor digested.
+   */
+  readonly partitionState?: readonly string[]
   /** The work one log event stands for (default 1), e.g. the analytics events in a capture request. */
   weight?(event: RecordedEvent): number
   /**

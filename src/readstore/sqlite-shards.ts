@@ -12,7 +12,8 @@ export type OwnFiles = Readonly<Record<string, readonly string[]>>
 
 /** The files of the projectors that ask for one of their own (`ownFile`). */
 export const ownFilesOf = (projectors: readonly Projector[]): OwnFiles =>
-  Object.fromEntries(projectors.filter((projector) => projector.ownFile).map((projector) => [projector.name, projector.collections]))
+  Object.fromEntries(projectors.filter((projector) => projector.ownFile)
+    .map((projector) => [projector.name, [...projector.collections, ...(projector.partitionState ?? [])]]))
 
 /** Where each build of a store's own files lives. */
 export class ShardMap {

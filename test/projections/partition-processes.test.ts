@@ -9,6 +9,7 @@ import { buildPosition } from '../../src/readstore/build-position.js'
 import { allProjectors } from '../../src/modules.js'
 import { events } from '../../src/events/projection.js'
 import { sessions } from '../../src/sessions/projection.js'
+import { groups } from '../../src/groups/projection.js'
 import { ProjectionRunner } from '../../projections/runner.js'
 import { ProjectionRegistry } from '../../projections/registry.js'
 import { digestProjection } from '../../projections/digest.js'
@@ -16,15 +17,22 @@ import { MAIN, exited, runCli } from '../support/cli.js'
 import { tempDir } from '../support/temp.js'
 import { capture, event } from './support/captured.js'
 
-const PARTITIONED = [events, sessions]
+const PARTITIONED = [events, sessions, groups]
 const PARTITIONS = 4
 
-/** A history of 60 capture requests: 12 people, 20 sessions, now and then an event sent twice. */
+/** A history of 60 capture requests: 12 people, 20 sessions, groups of three types, now and then an event sent twice. */
 const history = () => {
   const requests = Array.from({ length: 60 }, (_, r) => Array.from({ length: 5 }, (_, i) =>
     event(i % 2 === 0 ? '$pageview' : 'bought', `person-${(r * 5 + i) % 12}`, {
       properties: { $session_id: `s-${(r * 3 + i) % 20}`, $current_url: `https://a.test/${(r + i) % 4}` },
     })))
+  // Every third request names a group of one of three types, and every fifth sets one's properties.
+  for (let r = 0; r < requests.length; r += 3) requests[r]![1]!.properties['$groups'] = { [['company', 'team', 'shop'][r % 3]!]: `g-${r % 4}` }
+  for (let r = 0; r < requests.length; r += 5) {
+    requests[r]![3] = event('$groupidentify', 'person-0', {
+      properties: { $group_type: ['team', 'company', 'shop'][r % 3]!, $group_key: `g-${r % 4}`, $group_set: { round: r } },
+    })
+  }
   // Every seventh request sends again, in capitals, the UUID of an event of the request before.
   for (let r = 7; r < requests.length; r += 7) requests[r]![0] = { ...requests[r]![0]!, uuid: requests[r - 1]![2]!.uuid.toUpperCase() }
   return requests
@@ -53,7 +61,7 @@ const reached = async (store: SqliteReadStore, position: Position): Promise<bool
 /**
  * `processes` projector processes (`serve --roles projector`) on one data directory, sharing 4
  * partitions; half-way through the history one of them is killed (SIGKILL) when there are several.
- * The digests of the events and sessions read models they leave.
+ * The digests of the events, sessions and groups read models they leave.
  */
 const buildWith = async (t: Test, processes: number, requests: ReturnType<typeof history>): Promise<string[]> => {
   const dir = tempDir(t)
@@ -112,8 +120,8 @@ const buildWhole = async (t: Test, requests: ReturnType<typeof history>): Promis
   return digests
 }
 
-t.test('1, 2 and 4 projector processes sharing 4 partitions, one killed half-way, leave the read models of one unpartitioned runner', async (t) => {
+t.test('1, 2 and 4 projector processes sharing 4 partitions, one killed half-way, leave the events, sessions and groups of one unpartitioned runner', async (t) => {
   const requests = history()
   const whole = await buildWhole(t, requests)
-  for (const processes of [1, 2, 4]) t.same(await buildWith(t, processes, requests), whole, `${processes} process(es): the digests of events and sessions`)
+  for (const processes of [1, 2, 4]) t.same(await buildWith(t, processes, requests), whole, `${processes} process(es): the digests of events, sessions and groups`)
 })

@@ -8,6 +8,7 @@ import { partitionOf, partitionsOf, type Partition } from '../../src/readstore/p
 import type { Projector } from '../../src/readstore/projector.js'
 import { events } from '../../src/events/projection.js'
 import { sessions } from '../../src/sessions/projection.js'
+import { groups } from '../../src/groups/projection.js'
 import { persons } from '../../src/persons/projection.js'
 import { ProjectionRunner } from '../../projections/runner.js'
 import { ProjectionSet } from '../../projections/projection-set.js'
@@ -19,7 +20,7 @@ import { ownFilesOf } from '../../src/readstore/sqlite-shards.js'
 import { digestProjection, type ProjectionDigest } from '../../projections/digest.js'
 import { capture, event } from './support/captured.js'
 
-const PARTITIONED = [events, sessions]
+const PARTITIONED = [events, sessions, groups]
 const RUNS = Number(process.env['PARTITION_RUNS'] ?? 12)
 
 /** One capture request: events of a few people and sessions, some sent again under the same UUID with other contents. */
@@ -28,6 +29,8 @@ const requestArbitrary = fc.array(fc.record({
   person: fc.integer({ min: 0, max: 9 }),
   session: fc.option(fc.integer({ min: 0, max: 6 }), { nil: null }),
   url: fc.constantFrom('https://a.test/', 'https://a.test/pricing', 'https://b.test/?utm_source=x'),
+  /** Group types, more than the five an environment may have, and their groups. */
+  group: fc.option(fc.tuple(fc.constantFrom('company', 'team', 'org', 'region', 'plan', 'shop'), fc.integer({ min: 0, max: 4 }), fc.boolean()), { nil: null }),
   again: fc.boolean(),
   /** The copy's UUID in capitals, which normalisation makes the same UUID. */
   shout: fc.boolean(),
@@ -45,8 +48,18 @@ const appendHistory = async (log: EventLog, requests: History['requests']) => {
   let last: ReturnType<typeof event> | null = null
   for (const [environmentId, request] of requests) {
     const captured = request.map((one) => {
-      const properties = { $current_url: one.url, ...(one.session === null ? {} : { $session_id: `s-${one.session}` }) }
-      const made = event(one.name, `person-${one.person}`, { properties })
+      const properties: Record<string, unknown> = { $current_url: one.url, ...(one.session === null ? {} : { $session_id: `s-${one.session}` }) }
+      let name: string = one.name
+      if (one.group !== null) {
+        const [type, key, identify] = one.group
+        if (identify) {
+          name = '$groupidentify'
+          Object.assign(properties, { $group_type: type, $group_key: `${type}-${key}`, $group_set: { seen: one.url, [`by-${one.person}`]: true } })
+        } else {
+          properties['$groups'] = { [type]: `${type}-${key}` }
+        }
+      }
+      const made = event(name, `person-${one.person}`, { properties: properties as never })
       const copy = one.again && last !== null ? { ...made, uuid: one.shout ? last.uuid.toUpperCase() : last.uuid } : made
       last = made
       return copy
@@ -108,7 +121,7 @@ t.test('a projection that is not partitioned cannot be built in partitions', asy
   t.throws(() => runner(log, store, persons, { version: persons.version, build: 1 }, { index: 0, count: 2 }), /cannot be built in partitions/)
 })
 
-t.test('events and sessions built in 1, 2 and 4 partitions, one runner replaced half-way, give the same digests', async (t) => {
+t.test('events, sessions and groups built in 1, 2 and 4 partitions, one runner replaced half-way, give the same digests', async (t) => {
   let runs = 0
   await fc.assert(fc.asyncProperty(historyArbitrary, async ({ requests, cut }) => {
     const log = new SqliteEventLog({ path: ':memory:' })
