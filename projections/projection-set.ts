@@ -178,7 +178,7 @@ export class ProjectionSet implements Projections {
     if (this.stopped) return
     await this.options.registry.update(slot.projector.name, (current) => {
       if (current?.pending && current.pending.build !== pending.build) return current
-      return { active: { version: pending.version, build: pending.build }, pending: null, lastBuild: Math.max(current?.lastBuild ?? 0, pending.build) }
+      return { active: buildOf(pending.version, pending.build, pending.partitions ?? 1), pending: null, lastBuild: Math.max(current?.lastBuild ?? 0, pending.build) }
     })
     const previous = slot.active
     slot.active = runner

@@ -208,3 +208,34 @@ t.test('processes share the partitions of a build; when one dies, the others tak
     t.equal(a.sha256, b.sha256, `${projector.name}: the same digest as one process unpartitioned`)
   }
 })
+
+t.test('changing the partition count builds the read models again beside the live ones, switches, and keeps the count', async (t) => {
+  const dir = tempDir(t)
+  const log = new SqliteEventLog({ path: ':memory:' })
+  const store = new SqliteReadStore({ path: join(dir, 'readmodels.sqlite'), ownFiles: ownFilesOf(PARTITIONED) })
+  const registry = new ProjectionRegistry(store)
+  let set: ProjectionSet | null = null
+  t.teardown(async () => { await set?.stop(); await store.close(); await log.close() })
+  await appendHistory(log, fc.sample(historyArbitrary, { numRuns: 1, seed: 11 })[0]!.requests)
+  const head = (await log.headPosition())!
+  const startWith = async (partitions: number) => {
+    await set?.stop()
+    set = new ProjectionSet({ log, store, registry, projectors: PARTITIONED, partitions, owner: 'only', partitionLeaseMs: 600 })
+    await set.start()
+    for (const projector of PARTITIONED) {
+      await waitUntil(`${projector.name} in ${partitions}`, async () => (await registry.read(projector.name))?.active.partitions === (partitions > 1 ? partitions : undefined))
+      t.ok(await set.activeRunner(projector.name)!.waitFor(head, 20_000), `${projector.name}: caught up in ${partitions}`)
+    }
+  }
+  await startWith(1)
+  const before = new Map<string, string>()
+  for (const projector of PARTITIONED) before.set(projector.name, (await digestProjection(store, projector, (await registry.read(projector.name))!.active)).sha256)
+  await startWith(3)
+  for (const projector of PARTITIONED) {
+    const entry = (await registry.read(projector.name))!
+    t.match(entry, { active: { build: 2, partitions: 3 }, pending: null }, `${projector.name}: rebuilt in three and switched`)
+    t.equal((await digestProjection(store, projector, entry.active)).sha256, before.get(projector.name), `${projector.name}: the same documents`)
+  }
+  await startWith(3)
+  for (const projector of PARTITIONED) t.equal((await registry.read(projector.name))!.lastBuild, 2, `${projector.name}: the same count again builds nothing`)
+})
