@@ -40,6 +40,12 @@ const Env = z.object({
   HEDGELOG_PROJECTION_PARTITIONS: z.coerce.number({ error: 'must be a whole number from 1 to 64' }).int('must be a whole number from 1 to 64')
     .min(1, 'must be a whole number from 1 to 64').max(64, 'must be a whole number from 1 to 64').default(1),
   /**
+   * How long a projector process's lease on a partition lasts unless renewed: how soon the others
+   * take over the partitions of a process that died.
+   */
+  HEDGELOG_PROJECTION_LEASE_MS: z.coerce.number({ error: 'must be a whole number from 1000 to 600000' }).int('must be a whole number from 1000 to 600000')
+    .min(1000, 'must be a whole number from 1000 to 600000').max(600_000, 'must be a whole number from 1000 to 600000').default(10_000),
+  /**
    * Scheduling priority (nice, 0–19) of the projection threads: above 0, requests come first when
    * the CPU is contended and projections use what is left. 0 shares the CPU evenly.
    */

@@ -58,7 +58,8 @@ const startProjections = (config: Config, log: EventLog, store: ReadStore, regis
     return threaded
   }
   return new ProjectionSet({
-    log, store, registry, projectors: allProjectors, partitions: config.HEDGELOG_PROJECTION_PARTITIONS,
+    log, store, registry, projectors: allProjectors,
+    partitions: config.HEDGELOG_PROJECTION_PARTITIONS, partitionLeaseMs: config.HEDGELOG_PROJECTION_LEASE_MS,
     onError: (projection, error, fatal) => fatal
       ? logger.error({ projection, err: error }, 'projection stopped')
       : logger.warn({ projection, err: error }, 'projection failed to advance; retrying'),

@@ -37,6 +37,7 @@ const projectionSet = (): ProjectionSet => new ProjectionSet({
   registry: new ProjectionRegistry(store),
   projectors: allProjectors.filter((projector) => names.includes(projector.name)),
   partitions: config.HEDGELOG_PROJECTION_PARTITIONS,
+  partitionLeaseMs: config.HEDGELOG_PROJECTION_LEASE_MS,
   onError: (projection, error, fatal) => send({
     type: 'log', level: fatal ? 'error' : 'warn', fields: { projection, err: errorText(error) },
     message: fatal ? 'projection stopped' : 'projection failed to advance; retrying',

@@ -65,7 +65,7 @@ const reached = async (store: SqliteReadStore, position: Position): Promise<bool
  */
 const buildWith = async (t: Test, processes: number, requests: ReturnType<typeof history>): Promise<string[]> => {
   const dir = tempDir(t)
-  const env = { HEDGELOG_DATA_DIR: dir, HEDGELOG_PROJECTION_PARTITIONS: String(PARTITIONS), PORT: '0', LOG_LEVEL: 'warn' }
+  const env = { HEDGELOG_DATA_DIR: dir, HEDGELOG_PROJECTION_PARTITIONS: String(PARTITIONS), HEDGELOG_PROJECTION_LEASE_MS: '2000', PORT: '0', LOG_LEVEL: 'warn' }
   await runCli(['init', '--json'], env)
   const log = new SqliteEventLog({ path: join(dir, 'events.sqlite') })
   const store = new SqliteReadStore({ path: join(dir, 'readmodels.sqlite'), ownFiles: ownFilesOf(allProjectors) })
