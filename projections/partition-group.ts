@@ -112,7 +112,7 @@ export class PartitionGroup {
   private async refresh(): Promise<void> {
     if (this.runners.size === this.partitions.length) return
     for (const partition of this.partitions) {
-      if (!this.runners.has(partition.index)) this.seen(partition.index, await this.options.store.checkpoint(checkpointName(this.options.projector.name, this.options.build, partition)))
+      if (!this.runners.has(partition.index)) this.positions.set(partition.index, await this.options.store.checkpoint(checkpointName(this.options.projector.name, this.options.build, partition)))
     }
     this.settle()
   }
@@ -188,7 +188,7 @@ export class PartitionGroup {
       ...this.options,
       partition,
       onAdvance: (position) => {
-        this.seen(partition.index, position)
+        this.positions.set(partition.index, position)
         this.settle()
       },
       onLive: () => this.settle(),
@@ -198,9 +198,6 @@ export class PartitionGroup {
     await runner.start()
   }
 
-  private seen(index: number, position: Position | null): void {
-    this.positions.set(index, position)
-  }
 
   /** Moves the group's position to the least of its partitions', and goes live once every partition run here is. */
   private settle(): void {

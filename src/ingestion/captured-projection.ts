@@ -51,14 +51,12 @@ export const ownedNormalised = (
   event: RecordedEvent, view: Pick<ProjectionView, 'decoded' | 'owns'>, keyOf: (environmentId: number, captured: CapturedEvent) => string | null,
 ): { environmentId: number; events: readonly NormalisedEvent[] } => {
   const { environmentId, events } = capturedOf(event)
-  const owned = events.map((captured) => {
-    const key = keyOf(environmentId, captured)
-    return key === null || view.owns(key)
-  })
-  if (owned.every(Boolean)) return normalisedOf(event, view)
+  const keys = events.map((captured) => keyOf(environmentId, captured))
+  if (keys.every((key) => key === null || view.owns(key))) return normalisedOf(event, view)
   const normalised: NormalisedEvent[] = []
   events.forEach((captured, index) => {
-    if (!owned[index] || keyOf(environmentId, captured) === null) return
+    const key = keys[index]!
+    if (key === null || !view.owns(key)) return
     const one = normaliseEvent(captured)
     if (one !== null) normalised.push(one)
   })
