@@ -7,7 +7,7 @@ import { checkpointName, physicalCollection, type Build } from '../src/readstore
 import type { RunnerStatus } from '../src/readstore/projections.js'
 import { isTransientStoreError } from '../src/kernel/storage-errors.js'
 import { QUARANTINE, errorText, quarantineRecord } from './quarantine.js'
-import { ProjectorFailed, StagedView } from './staged-view.js'
+import { NeedPartition, ProjectorFailed, StagedView } from './staged-view.js'
 import { PositionWaiters } from './waiters.js'
 import type { DecodedEvents } from './decoded-events.js'
 import { WHOLE, type Partition } from '../src/readstore/partition.js'
@@ -70,6 +70,9 @@ const backoff = (failures: number): number => {
   return Math.round(full * (1 - Math.random() / 4))
 }
 
+/** A runner asked to stop while it waited for another partition. */
+class Stopping extends Error {}
+
 const sameEvent = (a: RecordedEvent, b: { position: Position; id: string }): boolean =>
   comparePositions(a.position, b.position) === 0 && a.id === b.id
 
@@ -104,9 +107,12 @@ export class ProjectionRunner {
   private stopRequested = false
   private unsubscribe: (() => Promise<void>) | undefined
   private loop: Promise<void> | undefined
+  private readonly partition: Partition
+  /** The log event being folded, and the partitions seen to have committed every event before it. */
+  private folding: { event: RecordedEvent; reached: Set<number> } | null = null
 
   constructor(private readonly options: RunnerOptions) {
-    const partition = options.partition ?? WHOLE
+    const partition = this.partition = options.partition ?? WHOLE
     if (partition.count > 1 && options.projector.partitioned !== true) throw new TypeError(`${options.projector.name} cannot be built in partitions`)
     this.checkpointName = checkpointName(options.projector.name, options.build, partition)
     this.view = new StagedView(options.projector, options.store, (collection) => this.physical(collection),
@@ -180,6 +186,7 @@ export class ProjectionRunner {
         return
       } catch (error) {
         await subscription?.unsubscribe().catch(() => undefined)
+        if (this.stopRequested) return
         if (error instanceof CheckpointConflict) continue
         this.lastError = { message: errorText(error), at: Date.now() }
         this.options.onError?.(error, false)
@@ -264,25 +271,86 @@ export class ProjectionRunner {
     await this.flush(batch)
   }
 
-  /** Folds `batch` (emptying it) and commits; an expanded event ends a commit of its own. */
+  /**
+   * Folds `batch` (emptying it) and commits; an expanded event ends a commit of its own. When a
+   * partition's fold of an event waits for another partition, what precedes the event is
+   * committed first, so that partitions waiting for each other always let one of them go on.
+   */
   private async flush(batch: RecordedEvent[]): Promise<void> {
+    const { projector, log } = this.options
+    const folds = projector.fold !== undefined && this.partition.count > 1
     while (batch.length > 0) {
-      const { projector, log } = this.options
       const events: RecordedEvent[] = []
       const quarantined: DocumentChange[] = []
       let staged: StagingKey | null = null
-      while (batch.length > 0) {
-        const event = batch.shift()!
-        events.push(event)
-        const expanded = projector.expand?.(event, log) ?? null
-        if (expanded === null) {
-          await this.applyOrQuarantine(event, quarantined)
-          continue
+      try {
+        while (batch.length > 0) {
+          const event = batch[0]!
+          const expanded = projector.expand?.(event, log) ?? null
+          // Its fold may wait for another partition before anything of it is applied.
+          if (expanded !== null && folds && events.length > 0) break
+          batch.shift()
+          events.push(event)
+          this.startFolding(event)
+          if (expanded === null) {
+            await this.applyOrQuarantine(event, quarantined)
+            continue
+          }
+          if (folds) await this.foldUnits(event, quarantined)
+          if (!this.skipRefused(event, quarantined)) staged = await this.applyExpanded(expanded, events, quarantined)
+          break
         }
-        if (!this.skipRefused(event, quarantined)) staged = await this.applyExpanded(expanded, events, quarantined)
-        break
+      } catch (error) {
+        if (!(error instanceof NeedPartition)) throw error
+        batch.unshift(events.pop()!)
+        if (events.length > 0) await this.commit(events, quarantined)
+        await this.awaitPartition(error.partition)
+        continue
       }
       await this.commit(events, quarantined, staged)
+    }
+  }
+
+  private startFolding(event: RecordedEvent): void {
+    if (this.folding?.event !== event) this.folding = { event, reached: new Set() }
+    this.view.partitionsReached(this.folding.reached)
+  }
+
+  /**
+   * Waits until partition `index` of this build has committed every event this runner has passed,
+   * then forgets every loaded document: the fold that asked for it moves documents that partition
+   * wrote into this one, and this partition may hold old copies of them.
+   */
+  private async awaitPartition(index: number): Promise<void> {
+    if (this.unpersisted) await this.persist(this.unpersisted)
+    const until = this.position
+    if (until !== null) {
+      const other = checkpointName(this.options.projector.name, this.options.build, { index, count: this.partition.count })
+      for (let pause = 2; ; pause = Math.min(pause * 2, 50)) {
+        if (this.stopRequested) throw new Stopping('stopped while waiting for another partition')
+        const reached = await this.options.store.checkpoint(other)
+        if (reached !== null && comparePositions(reached, until) >= 0) break
+        await new Promise((resolve) => setTimeout(resolve, pause))
+      }
+    }
+    this.view.reset()
+    this.folding?.reached.add(index)
+  }
+
+  /** Folds every unit of an expanded event, before any is applied (`Projector.fold`). */
+  private async foldUnits(event: RecordedEvent, quarantined: DocumentChange[]): Promise<void> {
+    for await (const unit of this.options.projector.expand!(event, this.options.log)!) await this.foldOrQuarantine(unit, quarantined)
+  }
+
+  /** Folds one event into the partition's own state; false when the projector threw there, and the event is quarantined. */
+  private async foldOrQuarantine(event: RecordedEvent, quarantined: DocumentChange[]): Promise<boolean> {
+    try {
+      await this.view.fold(event)
+      return true
+    } catch (error) {
+      if (!(error instanceof ProjectorFailed)) throw error
+      quarantined.push(this.quarantine(event, null, error.cause))
+      return false
     }
   }
 
@@ -315,8 +383,10 @@ export class ProjectionRunner {
     return true
   }
 
-  private async applyOrQuarantine(event: RecordedEvent, quarantined: DocumentChange[], checkRefused = true): Promise<void> {
-    if (checkRefused && this.skipRefused(event, quarantined)) return
+  /** Applies an event, or a unit of an expanded one (`whole` false: folded with the others, never refused alone). */
+  private async applyOrQuarantine(event: RecordedEvent, quarantined: DocumentChange[], whole = true): Promise<void> {
+    if (whole && this.partition.count > 1 && !(await this.foldOrQuarantine(event, quarantined))) return
+    if (whole && this.skipRefused(event, quarantined)) return
     const failure = await this.tryApply(event)
     if (failure === null) return
     const parts = this.partsOf(event)

@@ -11,6 +11,14 @@ class NeedDocument {
   constructor(readonly collection: string, readonly id: string) {}
 }
 
+/**
+ * A fold needs partition `partition` to have committed every event before the one being folded:
+ * the runner commits what precedes the event, waits, and folds it again.
+ */
+export class NeedPartition {
+  constructor(readonly partition: number) {}
+}
+
 /** The projector's own code threw on an event: retrying the same event cannot help. */
 export class ProjectorFailed extends Error {
   constructor(readonly event: RecordedEvent, override readonly cause: unknown) {
@@ -55,6 +63,9 @@ export class StagedView {
   /** The partition's own collections (`Projector.partitionState`), and how a document id is kept there. */
   private readonly ownState: ReadonlySet<string>
   private readonly stateTag: string
+  private readonly partition: Partition
+  /** The partitions known to have committed every event before the one being folded. */
+  private reached: ReadonlySet<number> = new Set()
 
   constructor(
     private readonly projector: Projector,
@@ -64,7 +75,7 @@ export class StagedView {
   ) {
     this.generationSize = options.generationSize ?? GENERATION_LIMIT
     this.decodings = options.decodings ?? new DecodedEvents()
-    const partition = options.partition ?? WHOLE
+    const partition = this.partition = options.partition ?? WHOLE
     this.owns = partition.count > 1 ? (key) => ownsKey(partition, key) : () => true
     this.ownState = new Set(projector.partitionState ?? [])
     this.stateTag = `${partition.index}of${partition.count}`
@@ -89,7 +100,16 @@ export class StagedView {
       },
       decoded: (of, name, derive) => this.decodings.get(of, name, derive),
       owns: this.owns,
+      partition,
+      awaitPartition: (index) => {
+        if (!this.reached.has(index)) throw new NeedPartition(index)
+      },
     }
+  }
+
+  /** The partitions the runner has seen commit every event before the one it folds now. */
+  partitionsReached(partitions: ReadonlySet<number>): void {
+    this.reached = partitions
   }
 
   private assertOwned(collection: string): void {
@@ -149,7 +169,7 @@ export class StagedView {
     for (let round = 0; round < 4; round++) {
       let wanted: Map<string, Set<string>>
       try {
-        wanted = this.missing(this.projector.prefetch!(event, peek, this.owns))
+        wanted = this.missing(this.projector.prefetch!(event, peek, this.owns, this.partition))
       } catch (error) {
         throw new ProjectorFailed(event, error)
       }
@@ -159,15 +179,29 @@ export class StagedView {
 
   /** Applies one event; throws ProjectorFailed, with nothing changed, when the projector throws. */
   async apply(event: RecordedEvent): Promise<void> {
+    await this.run(event, (view) => this.projector.apply(view, event))
+  }
+
+  /**
+   * Folds one event into the partition's own state (`Projector.fold`), for a partitioned view
+   * only; throws NeedPartition or ProjectorFailed with nothing changed.
+   */
+  async fold(event: RecordedEvent): Promise<void> {
+    const { fold } = this.projector
+    if (fold && this.partition.count > 1) await this.run(event, (view) => fold(view, event))
+  }
+
+  private async run(event: RecordedEvent, step: (view: ProjectionView) => void): Promise<void> {
     if (this.projector.prefetch) await this.prefetch(event)
     const staged = this.staging
     for (;;) {
       staged.clear()
       try {
-        this.projector.apply(this.access, event)
+        step(this.access)
       } catch (error) {
         if (!(error instanceof NeedDocument)) {
           staged.clear()
+          if (error instanceof NeedPartition) throw error
           throw new ProjectorFailed(event, error)
         }
         await this.load(error.collection, error.id)

@@ -6,6 +6,9 @@ import {
 } from './records.js'
 import { capturedEvents, capturedOf, normalisedOf } from '../ingestion/captured-projection.js'
 import type { DocumentRef, ProjectionView, Projector } from '../readstore/projector.js'
+import { mergeRequestOf } from './identity.js'
+import { isIllegalDistinctId } from './illegal-ids.js'
+import { PERSON_LINKS, homeKeyOf, joinLinks, linkKey, seeLink, type LinkRecord } from './links.js'
 
 export const PERSONS = 'persons'
 export const PERSON_DISTINCT_IDS = 'person_distinct_ids'
@@ -13,6 +16,8 @@ export const PERSON_DISTINCT_IDS = 'person_distinct_ids'
 export const PERSON_DISTINCT_ID_PAGES = 'person_distinct_id_pages'
 /** `<environmentId>` → `{last_id}`: the environment's last integer person id. */
 export const PERSON_COUNTERS = 'person_counters'
+/** In each partition of a partitioned build, for itself: `<environmentId>` → `{last_id}`, how many persons it created there. */
+export const PERSON_ID_COUNTERS = 'person_id_counters'
 /** `<environmentId>:<uuid>:<version>` → a person's properties at that version, kept after merges. */
 export const PERSON_VERSIONS = 'person_versions'
 /** `<environmentId>:<event uuid>` → the person an analytics event belonged to when it was processed, and its version then. */
@@ -38,12 +43,34 @@ const tablesOf = (view: ProjectionView, environmentId: number): PersonTables => 
     else view.delete(PERSON_DISTINCT_ID_PAGES, id)
   },
   nextPersonId: () => {
+    // Partition i of n counts its own persons k = 1, 2, … and gives them the ids (k - 1) n + i + 1.
+    const { index, count } = view.partition
+    const counters = count > 1 ? PERSON_ID_COUNTERS : PERSON_COUNTERS
     const id = String(environmentId)
-    const last = Number(view.get(PERSON_COUNTERS, id)?.['last_id'] ?? 0) + 1
-    view.put(PERSON_COUNTERS, id, { environment_id: environmentId, last_id: last })
-    return last
+    const last = Number(view.get(counters, id)?.['last_id'] ?? 0) + 1
+    view.put(counters, id, { environment_id: environmentId, last_id: last })
+    return (last - 1) * count + index + 1
   },
 })
+
+/** The distinct ids a captured event uses: its own and, for a merge, the other side's. */
+const idsOf = (properties: JsonObject, event: string, distinctId: string): string[] => {
+  const source = mergeSourceOf(properties, event)
+  return source === null ? [distinctId] : [distinctId, source]
+}
+
+/** The link documents from `distinctId` to its root that are loaded, and whether the root is. */
+function* linkPath(environmentId: number, distinctId: string, peek: (collection: string, id: string) => JsonObject | null | undefined): Generator<DocumentRef, boolean> {
+  let key = linkKey(environmentId, distinctId)
+  for (let steps = 0; steps < 64; steps++) {
+    yield [PERSON_LINKS, key]
+    const record = peek(PERSON_LINKS, key) as LinkRecord | null | undefined
+    if (record === undefined) return false
+    if (record?.parent === undefined) return true
+    key = linkKey(environmentId, record.parent)
+  }
+  return false
+}
 
 /** The other side of a merge a captured event asks for, if any: the id whose person may move. */
 export const mergeSourceOf = (properties: JsonObject, event: string): string | null => {
@@ -64,6 +91,22 @@ function* pagesOf(environmentId: number, person: PersonRecord, mapping: Distinct
   for (const page of pages) yield [PERSON_DISTINCT_ID_PAGES, distinctIdPageKey(environmentId, person.uuid, page)]
 }
 
+/**
+ * Adds to `refs` the link documents of `distinctId` up to its root, as far as they are loaded;
+ * true when the root is loaded and this partition holds it.
+ */
+const linksLeadHome = (
+  refs: DocumentRef[], environmentId: number, distinctId: string,
+  peek: (collection: string, id: string) => JsonObject | null | undefined, owns: (key: string) => boolean,
+): boolean => {
+  const path = linkPath(environmentId, distinctId, peek)
+  let last: DocumentRef | null = null
+  for (let step = path.next(); ; step = path.next()) {
+    if (step.done) return step.value && owns(last![1])
+    refs.push(last = step.value)
+  }
+}
+
 /** Persons and the distinct-id mapping: PostHog's person processing of every captured event. */
 export const persons: Projector = {
   name: 'persons',
@@ -72,16 +115,26 @@ export const persons: Projector = {
   version: 3,
   collections: [PERSONS, PERSON_DISTINCT_IDS, PERSON_DISTINCT_ID_PAGES, PERSON_COUNTERS, PERSON_VERSIONS, EVENT_PERSONS],
   writeOnly: [PERSON_VERSIONS, EVENT_PERSONS],
+  /**
+   * In partitions, by the root of each distinct id's set of possibly merged ids (`links.ts`), so
+   * that a person and every event of its distinct ids are in one partition. A merge that joins
+   * two sets moves one set's documents to the other's partition, which first waits for the
+   * partition they come from to commit every earlier event.
+   */
+  partitioned: true,
+  partitionState: [PERSON_LINKS, PERSON_ID_COUNTERS],
   ...capturedEvents,
   indexes: {
     [PERSONS]: [['environment_id', 'created_at'], ['environment_id', 'id'], ['environment_id', 'properties.email']],
   },
-  *prefetch(event, peek) {
+  *prefetch(event, peek, owns, partition) {
     const { environmentId, events } = capturedOf(event)
-    const refs: DocumentRef[] = [[PERSON_COUNTERS, String(environmentId)]]
+    const refs: DocumentRef[] = [[partition.count > 1 ? PERSON_ID_COUNTERS : PERSON_COUNTERS, String(environmentId)]]
     for (const captured of events) {
-      const source = mergeSourceOf(captured.properties ?? {}, captured.event)
-      for (const distinctId of source === null ? [String(captured.distinct_id)] : [String(captured.distinct_id), source]) {
+      const ids = idsOf(captured.properties ?? {}, captured.event, String(captured.distinct_id))
+      const source = ids[1] ?? null
+      if (partition.count > 1 && !ids.map((id) => linksLeadHome(refs, environmentId, id, peek, owns)).includes(true)) continue
+      for (const distinctId of ids) {
         const mappingId = distinctIdKey(environmentId, distinctId)
         refs.push([PERSON_DISTINCT_IDS, mappingId])
         const mapping = peek(PERSON_DISTINCT_IDS, mappingId) as DistinctIdRecord | null | undefined
@@ -94,10 +147,27 @@ export const persons: Projector = {
     }
     yield* refs
   },
+  fold(view, event) {
+    const { environmentId, events } = normalisedOf(event, view)
+    // Every merge of the log event first, so the event's ids are all in the partition they end up in.
+    for (const normalised of events) {
+      const request = normalised.processPerson ? mergeRequestOf(normalised) : null
+      if (request === null || request.source === request.target) continue
+      if (isIllegalDistinctId(request.source) || isIllegalDistinctId(request.target)) continue
+      joinLinks(view, environmentId, request.source, request.target)
+    }
+    for (const normalised of events) {
+      seeLink(view, environmentId, normalised.distinctId)
+      const request = mergeRequestOf(normalised)
+      if (request !== null) seeLink(view, environmentId, request.source)
+    }
+  },
   apply(view, event) {
     const { environmentId, events } = normalisedOf(event, view)
     const tables = tablesOf(view, environmentId)
+    const whole = view.partition.count <= 1
     for (const normalised of events) {
+      if (!whole && !view.owns(homeKeyOf(view, environmentId, normalised.distinctId))) continue
       processPersonEvent(tables, normalised)
       const personId = tables.distinctId(normalised.distinctId)?.person_id
       const person = personId ? tables.person(personId) : null

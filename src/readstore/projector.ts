@@ -1,4 +1,5 @@
 import type { EventLog, JsonObject, RecordedEvent } from '../eventlog/port.js'
+import type { Partition } from './partition.js'
 
 /**
  * What a projector sees of its read models while it folds one event. `get` is synchronous: the
@@ -13,6 +14,15 @@ export interface ProjectionView {
   decoded<T>(event: RecordedEvent, name: string, derive: () => T): T
   /** Whether this runner's partition holds the documents of `key`; always true for an unpartitioned runner. */
   owns(key: string): boolean
+  /** The share of the projection this view builds (`WHOLE` when unpartitioned). */
+  readonly partition: Partition
+  /**
+   * From `fold` only: returns once partition `index` of this build has committed every event
+   * before the one being folded, so that the documents it wrote for them can be read. The runtime
+   * commits what this partition folded before the event, waits, forgets every loaded document,
+   * and folds the event again; this call then returns.
+   */
+  awaitPartition(index: number): void
 }
 
 /**
@@ -56,7 +66,8 @@ export interface Projector {
   readonly ownFile?: boolean
   /**
    * Whether the projection can be built in partitions (`partition.ts`): `apply` writes a
-   * document only when `view.owns` grants its key, reads only documents it may write, and
+   * document only when `view.owns` grants its key, reads only documents it may write (documents
+   * another partition wrote count once `fold` has waited for it with `view.awaitPartition`), and
    * otherwise writes only documents that every partition writes with the same content (a set
    * of values seen). Then the partitions of a build, run in any number of runners at any pace,
    * leave the same documents as one runner.
@@ -68,16 +79,26 @@ export interface Projector {
    * partition its own copy of every document, kept with the build, never queried nor digested.
    */
   readonly partitionState?: readonly string[]
+  /**
+   * For a partitioned build only: folds, in every partition, what each keeps of every event for
+   * itself (in `partitionState`) to know which documents it holds, before `apply` runs. It sees a
+   * log event whole (an expanded import: all its units, before any is applied), also when `apply`
+   * later fails on part of it, so every partition folds the same events in the same way. It reads
+   * and writes only partition state, and may call `view.awaitPartition` when documents move in
+   * from another partition.
+   */
+  fold?(view: ProjectionView, event: RecordedEvent): void
   /** The work one log event stands for (default 1), e.g. the analytics events in a capture request. */
   weight?(event: RecordedEvent): number
   /**
    * The documents `apply` will read for `event`, so the runtime can load them together instead
    * of one at a time. `peek` answers from what is loaded already (undefined when not loaded);
    * the runtime asks again after each load, so a second round may follow what the first found.
-   * `owns` is the view's.
+   * `owns` and `partition` are the view's.
    */
   prefetch?(
     event: RecordedEvent, peek: (collection: string, id: string) => JsonObject | null | undefined, owns: (key: string) => boolean,
+    partition: Partition,
   ): Iterable<DocumentRef>
   /**
    * The events one log event stands for, when it is only a reference to others (a committed

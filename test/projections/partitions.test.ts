@@ -9,7 +9,7 @@ import type { Projector } from '../../src/readstore/projector.js'
 import { events } from '../../src/events/projection.js'
 import { sessions } from '../../src/sessions/projection.js'
 import { groups } from '../../src/groups/projection.js'
-import { persons } from '../../src/persons/projection.js'
+import { exportedAssets } from '../../src/exports/projection.js'
 import { ProjectionRunner } from '../../projections/runner.js'
 import { ProjectionSet } from '../../projections/projection-set.js'
 import { ProjectionRegistry } from '../../projections/registry.js'
@@ -118,7 +118,7 @@ t.test('a projection that is not partitioned cannot be built in partitions', asy
   const log = new SqliteEventLog({ path: ':memory:' })
   const store = new SqliteReadStore({ path: ':memory:' })
   t.teardown(async () => { await log.close(); await store.close() })
-  t.throws(() => runner(log, store, persons, { version: persons.version, build: 1 }, { index: 0, count: 2 }), /cannot be built in partitions/)
+  t.throws(() => runner(log, store, exportedAssets, { version: exportedAssets.version, build: 1 }, { index: 0, count: 2 }), /cannot be built in partitions/)
 })
 
 t.test('events, sessions and groups built in 1, 2 and 4 partitions, one runner replaced half-way, give the same digests', async (t) => {

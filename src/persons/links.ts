@@ -1,0 +1,74 @@
+import type { JsonObject } from '../eventlog/port.js'
+import { partitionOf } from '../readstore/partition.js'
+import type { ProjectionView } from '../readstore/projector.js'
+
+/**
+ * `<environmentId>:<distinctId>` → the set of distinct ids a merge may have joined it to, kept by
+ * every partition of a partitioned persons build for itself: a union-find over every distinct id
+ * the log has used. The persons of a set, and every event of its distinct ids, belong to the
+ * partition of its root's key.
+ */
+export const PERSON_LINKS = 'person_links'
+
+/** A distinct id in the union-find. Absent: the id was never used, so no document names it. */
+export interface LinkRecord extends JsonObject {
+  /** The distinct id this one's set was joined under; absent for the root of a set. */
+  parent?: string
+  /** Root only: the height bound of union by rank, which keeps every path short. */
+  rank?: number
+  /** Root only: an earlier log event used one of the set's ids, so the set may have documents. */
+  seen?: boolean
+}
+
+interface Root {
+  readonly id: string
+  readonly record: LinkRecord | null
+}
+
+export const linkKey = (environmentId: number, distinctId: string): string => `${environmentId}:${distinctId}`
+
+const rootOf = (view: ProjectionView, environmentId: number, distinctId: string): Root => {
+  let id = distinctId
+  let record = view.get<LinkRecord>(PERSON_LINKS, linkKey(environmentId, id))
+  while (record?.parent !== undefined) {
+    id = record.parent
+    record = view.get<LinkRecord>(PERSON_LINKS, linkKey(environmentId, id))
+  }
+  return { id, record }
+}
+
+/** The key whose partition holds the persons of `distinctId` and its events: its set's root. */
+export const homeKeyOf = (view: ProjectionView, environmentId: number, distinctId: string): string =>
+  linkKey(environmentId, rootOf(view, environmentId, distinctId).id)
+
+const rankOf = (root: Root): number => root.record?.rank ?? 0
+const seen = (root: Root): boolean => root.record?.seen === true
+
+/**
+ * Joins the sets of two distinct ids a merge names. A set no earlier event used has no documents,
+ * so it is the one that joins the other; else the lower rank joins the higher, and on a tie the
+ * source's set joins the target's. When both sets have documents and live in different partitions,
+ * the partition of the joined set's root waits for the other to commit every earlier event, then
+ * reads the moved documents as that partition left them.
+ */
+export const joinLinks = (view: ProjectionView, environmentId: number, source: string, target: string): void => {
+  const a = rootOf(view, environmentId, source)
+  const b = rootOf(view, environmentId, target)
+  if (a.id === b.id) return
+  const aWins = seen(a) !== seen(b) ? seen(a) : rankOf(a) > rankOf(b)
+  const [winner, loser] = aWins ? [a, b] : [b, a]
+  const winnerKey = linkKey(environmentId, winner.id)
+  if (seen(a) && seen(b) && view.owns(winnerKey)) {
+    const from = partitionOf(linkKey(environmentId, loser.id), view.partition.count)
+    if (from !== view.partition.index) view.awaitPartition(from)
+  }
+  view.put(PERSON_LINKS, linkKey(environmentId, loser.id), { parent: winner.id } satisfies LinkRecord)
+  const rank = rankOf(winner) === rankOf(loser) ? rankOf(winner) + 1 : rankOf(winner)
+  view.put(PERSON_LINKS, winnerKey, { rank, ...(seen(a) || seen(b) ? { seen: true } : {}) } satisfies LinkRecord)
+}
+
+/** Marks the set of a distinct id a log event used: from the next log event on, it may have documents. */
+export const seeLink = (view: ProjectionView, environmentId: number, distinctId: string): void => {
+  const root = rootOf(view, environmentId, distinctId)
+  if (!seen(root)) view.put(PERSON_LINKS, linkKey(environmentId, root.id), { ...root.record, seen: true } satisfies LinkRecord)
+}
