@@ -445,6 +445,10 @@ export class ProjectionRunner {
     this.unpersisted = null
     this.lastPersistAt = Date.now()
     this.waiters.advance(next)
+    // The log and the embedded store can answer at once, so a runner catching up could go from
+    // commit to commit without the loop ever reaching its timers: leases and memberships renewed
+    // on a timer would lapse. One turn of the loop per commit lets them run.
+    await new Promise((resolve) => setImmediate(resolve))
   }
 
   /** Nothing this projector reads lies at or before `position`: move on, persisting now and then. */

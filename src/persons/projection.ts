@@ -1,8 +1,7 @@
 import type { JsonObject } from '../eventlog/port.js'
 import { processPersonEvent } from './process-person.js'
-import { eventKey } from '../events/record.js'
 import {
-  distinctIdKey, distinctIdPageKey, personKey, personVersionKey, type EventPerson, type PersonVersion, type DistinctIdPage, type DistinctIdRecord, type PersonRecord, type PersonTables,
+  distinctIdKey, distinctIdPageKey, eventPersonKey, personKey, personVersionKey, type EventPerson, type PersonVersion, type DistinctIdPage, type DistinctIdRecord, type PersonRecord, type PersonTables,
 } from './records.js'
 import { capturedEvents, capturedOf, normalisedOf } from '../ingestion/captured-projection.js'
 import type { DocumentRef, ProjectionView, Projector } from '../readstore/projector.js'
@@ -20,7 +19,7 @@ export const PERSON_COUNTERS = 'person_counters'
 export const PERSON_ID_COUNTERS = 'person_id_counters'
 /** `<environmentId>:<uuid>:<version>` → a person's properties at that version, kept after merges. */
 export const PERSON_VERSIONS = 'person_versions'
-/** `<environmentId>:<event uuid>` → the person an analytics event belonged to when it was processed, and its version then. */
+/** `<environmentId>:<event uuid>:<distinct id>` → the person an analytics event belonged to when it was processed, and its version then. */
 export const EVENT_PERSONS = 'event_persons'
 
 const tablesOf = (view: ProjectionView, environmentId: number): PersonTables => ({
@@ -112,7 +111,7 @@ export const persons: Projector = {
   name: 'persons',
   ownFile: true,
   threadWeight: 10,
-  version: 3,
+  version: 4,
   collections: [PERSONS, PERSON_DISTINCT_IDS, PERSON_DISTINCT_ID_PAGES, PERSON_COUNTERS, PERSON_VERSIONS, EVENT_PERSONS],
   writeOnly: [PERSON_VERSIONS, EVENT_PERSONS],
   /**
@@ -172,7 +171,7 @@ export const persons: Projector = {
       const personId = tables.distinctId(normalised.distinctId)?.person_id
       const person = personId ? tables.person(personId) : null
       if (!person) continue
-      view.put(EVENT_PERSONS, eventKey(environmentId, normalised.uuid), {
+      view.put(EVENT_PERSONS, eventPersonKey(environmentId, normalised.uuid, normalised.distinctId), {
         environment_id: environmentId, person_id: person.uuid, version: person.version,
       } satisfies EventPerson)
     }

@@ -48,7 +48,7 @@ export interface PersonVersion extends JsonObject {
 }
 
 /**
- * `event_persons` document `<environmentId>:<event uuid>`: the person an analytics event belonged
+ * `event_persons` document `<environmentId>:<event uuid>:<distinct id>`: the person an analytics event belonged
  * to once person processing had handled it, and that person's version then. Absent for an event
  * whose distinct id had no person (personless events).
  */
@@ -76,6 +76,12 @@ export interface PersonTables {
 
 export const personKey = (environmentId: number, uuid: string): string => `${environmentId}:${uuid}`
 export const personVersionKey = (environmentId: number, uuid: string, version: number): string => `${environmentId}:${uuid}:${version}`
+/**
+ * An event's person is kept under its UUID and distinct id: two events sent under one UUID by
+ * different distinct ids may belong to persons of different partitions, and the events read
+ * model keeps the later one, whose distinct id names its person here.
+ */
+export const eventPersonKey = (environmentId: number, uuid: string, distinctId: string): string => `${environmentId}:${uuid}:${distinctId}`
 export const distinctIdKey = (environmentId: number, distinctId: string): string => `${environmentId}:${distinctId}`
 export const distinctIdPageKey = (environmentId: number, uuid: string, page: number): string => `${environmentId}:${uuid}:${page}`
 

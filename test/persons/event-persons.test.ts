@@ -1,7 +1,6 @@
 import t from 'tap'
-import { eventKey } from '../../src/events/record.js'
 import { personUuid } from '../../src/persons/person-uuid.js'
-import { personVersionKey } from '../../src/persons/records.js'
+import { eventPersonKey, personVersionKey } from '../../src/persons/records.js'
 import { event } from '../projections/support/captured.js'
 import { apiWorld } from './support/api.js'
 
@@ -18,8 +17,8 @@ t.test('each event keeps the person it belonged to and that person\'s properties
   const personless = event('$pageview', 'ghost', { timestamp: '2024-05-03T00:00:00.000Z', properties: { $process_person_profile: false } })
   await api.ingest([first, second, bob, merge, after, personless])
 
-  const at = async (captured: { uuid: string }) => {
-    const link = await api.models.get('event_persons', eventKey(env, captured.uuid))
+  const at = async (captured: { uuid: string; distinct_id: string }) => {
+    const link = await api.models.get('event_persons', eventPersonKey(env, captured.uuid, captured.distinct_id))
     if (!link) return null
     const version = await api.models.get('person_versions', personVersionKey(env, link.person_id, link.version))
     return { person: link.person_id, properties: version?.properties }

@@ -10,6 +10,7 @@ import { allProjectors } from '../../src/modules.js'
 import { events } from '../../src/events/projection.js'
 import { sessions } from '../../src/sessions/projection.js'
 import { groups } from '../../src/groups/projection.js'
+import { persons } from '../../src/persons/projection.js'
 import { ProjectionRunner } from '../../projections/runner.js'
 import { ProjectionRegistry } from '../../projections/registry.js'
 import { digestProjection } from '../../projections/digest.js'
@@ -17,7 +18,10 @@ import { MAIN, exited, runCli } from '../support/cli.js'
 import { tempDir } from '../support/temp.js'
 import { capture, event } from './support/captured.js'
 
+/** Their digests equal an unpartitioned runner's. */
 const PARTITIONED = [events, sessions, groups]
+/** Built in 4 partitions, persons have integer ids counted per partition: their digests equal those of any other number of processes. */
+const BUILT = [...PARTITIONED, persons]
 const PARTITIONS = 4
 
 /** A history of 60 capture requests: 12 people, 20 sessions, groups of three types, now and then an event sent twice. */
@@ -35,6 +39,10 @@ const history = () => {
   }
   // Every seventh request sends again, in capitals, the UUID of an event of the request before.
   for (let r = 7; r < requests.length; r += 7) requests[r]![0] = { ...requests[r]![0]!, uuid: requests[r - 1]![2]!.uuid.toUpperCase() }
+  // Every fourth request identifies a person as one of three users, so users gather the persons of several partitions.
+  for (let r = 2; r < requests.length; r += 4) {
+    requests[r]![4] = event('$identify', `user-${r % 3}`, { properties: { $anon_distinct_id: `person-${r % 12}`, $set: { round: r } } })
+  }
   return requests
 }
 
@@ -49,7 +57,7 @@ const waitUntil = async (what: string, check: () => Promise<boolean>, timeoutMs 
 /** Whether every partitioned build in `store` has applied the log up to `position`. */
 const reached = async (store: SqliteReadStore, position: Position): Promise<boolean> => {
   const registry = new ProjectionRegistry(store)
-  for (const projector of PARTITIONED) {
+  for (const projector of BUILT) {
     const build = (await registry.read(projector.name))?.active
     if (!build || build.partitions !== PARTITIONS) return false
     const at = await buildPosition(store, projector.name, build)
@@ -61,7 +69,7 @@ const reached = async (store: SqliteReadStore, position: Position): Promise<bool
 /**
  * `processes` projector processes (`serve --roles projector`) on one data directory, sharing 4
  * partitions; half-way through the history one of them is killed (SIGKILL) when there are several.
- * The digests of the events, sessions and groups read models they leave.
+ * The digests of the events, sessions, groups and persons read models they leave.
  */
 const buildWith = async (t: Test, processes: number, requests: ReturnType<typeof history>): Promise<string[]> => {
   const dir = tempDir(t)
@@ -94,7 +102,7 @@ const buildWith = async (t: Test, processes: number, requests: ReturnType<typeof
   for (const child of children) t.equal(await exited(child), 0, 'a projector process stops cleanly')
   const registry = new ProjectionRegistry(store)
   const digests: string[] = []
-  for (const projector of PARTITIONED) digests.push((await digestProjection(store, projector, (await registry.read(projector.name))!.active)).sha256)
+  for (const projector of BUILT) digests.push((await digestProjection(store, projector, (await registry.read(projector.name))!.active)).sha256)
   t.comment(`${processes} process(es): ${digests.join(' ')}`)
   return digests
 }
@@ -120,8 +128,15 @@ const buildWhole = async (t: Test, requests: ReturnType<typeof history>): Promis
   return digests
 }
 
-t.test('1, 2 and 4 projector processes sharing 4 partitions, one killed half-way, leave the events, sessions and groups of one unpartitioned runner', async (t) => {
+t.test('1, 2 and 4 projector processes sharing 4 partitions, one killed half-way, leave the events, sessions and groups of one unpartitioned runner, and the same persons', async (t) => {
   const requests = history()
   const whole = await buildWhole(t, requests)
-  for (const processes of [1, 2, 4]) t.same(await buildWith(t, processes, requests), whole, `${processes} process(es): the digests of events, sessions and groups`)
+  const built = new Map<number, string[]>()
+  for (const processes of [1, 2, 4]) {
+    const digests = await buildWith(t, processes, requests)
+    built.set(processes, digests)
+    t.same(digests.slice(0, PARTITIONED.length), whole, `${processes} process(es): the digests of events, sessions and groups`)
+  }
+  t.equal(built.get(2)![3], built.get(1)![3], 'persons: 2 processes, one killed, give the digest of 1')
+  t.equal(built.get(4)![3], built.get(1)![3], 'persons: 4 processes, one killed, give the digest of 1')
 })

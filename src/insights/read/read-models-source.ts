@@ -1,8 +1,7 @@
 import type { JsonObject } from '../../eventlog/port.js'
 import type { EventRecord } from '../../events/record.js'
-import { eventKey } from '../../events/record.js'
 import { personUuid } from '../../persons/person-uuid.js'
-import { distinctIdKey, personKey, personVersionKey, type DistinctIdRecord, type PersonRecord } from '../../persons/records.js'
+import { distinctIdKey, eventPersonKey, personKey, personVersionKey, type DistinctIdRecord, type PersonRecord } from '../../persons/records.js'
 import type { ReadModels } from '../../readstore/read-models.js'
 import { distinctIdPagesOf, distinctIdsFrom } from '../../persons/read.js'
 import type { EventScan, QueryEvent, QueryGroup, QueryPerson, QuerySource } from '../engine/data.js'
@@ -127,13 +126,13 @@ export class ReadModelsSource implements QuerySource {
   private async joined(page: readonly EventRecord[]): Promise<QueryEvent[]> {
     await this.loadPersonsNow(page.map((event) => event.distinct_id))
     const links = this.mode === 'at_event'
-      ? await this.models.getMany('event_persons', page.map((event) => eventKey(this.environmentId, event.uuid)))
+      ? await this.models.getMany('event_persons', page.map((event) => eventPersonKey(this.environmentId, event.uuid, event.distinct_id)))
       : new Map()
     if (this.mode === 'at_event') await this.loadVersions([...links.values()].map((link) => personVersionKey(this.environmentId, link.person_id, link.version)))
     return page.map((event) => {
       const person = this.now.get(event.distinct_id) ?? null
       const timestamp = Date.parse(event.timestamp)
-      const link = this.mode === 'at_event' ? links.get(eventKey(this.environmentId, event.uuid)) : undefined
+      const link = this.mode === 'at_event' ? links.get(eventPersonKey(this.environmentId, event.uuid, event.distinct_id)) : undefined
       const then = link ? this.versions.get(personVersionKey(this.environmentId, link.person_id, link.version)) : undefined
       return {
         uuid: event.uuid,
