@@ -13,6 +13,11 @@ export interface ReplayOptions {
   readonly projectors: readonly Projector[]
   /** Every event up to this position, inclusive, and nothing after it (until `reach` moves it). */
   readonly until: Position
+  /**
+   * The partitions the partitioned projections are built in (default 1), as the live ones are:
+   * persons number their integer ids per partition, so only the same count gives the same digest.
+   */
+  readonly partitions?: number
 }
 
 export interface ReachOptions {
@@ -46,6 +51,7 @@ export class Replay {
       store: options.store,
       projectors: options.projectors,
       registry: new ProjectionRegistry(options.store),
+      ...((options.partitions ?? 1) > 1 ? { partitions: options.partitions!, owner: 'replay' } : {}),
       onError: (projection, error, fatal) => { if (fatal) this.failures.push(new Error(`${projection} stopped`, { cause: error })) },
     })
   }

@@ -22,6 +22,8 @@ export interface AuditArgs {
   readonly environment: string | undefined
   /** Where a replay for `--at` keeps its throwaway read models (see scratch-dirs.ts). */
   readonly scratchRoot: string
+  /** The partitions persons are built in, so that a replayed person has the integer id the live one has. Default 1. */
+  readonly partitions?: number
 }
 
 export interface AuditOutput {
@@ -61,10 +63,10 @@ const environmentOf = async (log: EventLog, given: string | undefined): Promise<
  * The person behind a distinct id as the persons read model held it at the cutoff, with its
  * distinct ids in stored order in place of its page numbers: a replay of that projector alone.
  */
-const personAt = async (log: EventLog, environmentId: number, distinctId: string, cutoff: Cutoff, scratchRoot: string): Promise<JsonObject | null> => {
+const personAt = async (log: EventLog, environmentId: number, distinctId: string, cutoff: Cutoff, scratchRoot: string, partitions: number): Promise<JsonObject | null> => {
   const scratch = scratchStore(scratchRoot)
   try {
-    await replay({ log, store: scratch.store, projectors: [persons], until: await resolveCutoff(log, cutoff) })
+    await replay({ log, store: scratch.store, projectors: [persons], until: await resolveCutoff(log, cutoff), partitions })
     const build = (await new ProjectionRegistry(scratch.store).read(persons.name))?.active ?? { version: persons.version, build: 1 }
     const mapping = await scratch.store.get<DistinctIdRecord>(physicalCollection(PERSON_DISTINCT_IDS, build), distinctIdKey(environmentId, distinctId))
     if (!mapping?.person_id) return null
@@ -91,7 +93,8 @@ const insightWithResults = async (log: EventLog, insight: Insight, cutoff: Cutof
   return { ...insight, ...(await results(insight)) }
 }
 
-const stateAt = async (log: EventLog, subject: AuditSubject, cutoff: Cutoff, environment: string | undefined, scratchRoot: string): Promise<AuditOutput | null> => {
+const stateAt = async (log: EventLog, subject: AuditSubject, cutoff: Cutoff, args: AuditArgs): Promise<AuditOutput | null> => {
+  const { environment, scratchRoot } = args
   if (subject.kind === 'resource') {
     const { activity, stream } = subject.resource
     const state = await stateAsOf(log, stream(subject.id), activity.evolve, activity.initialState, cutoff)
@@ -100,7 +103,7 @@ const stateAt = async (log: EventLog, subject: AuditSubject, cutoff: Cutoff, env
     return { json: shown, text: JSON.stringify(shown, null, 2) }
   }
   if (subject.kind === 'person') {
-    const person = await personAt(log, await environmentOf(log, environment), subject.distinctId, cutoff, scratchRoot)
+    const person = await personAt(log, await environmentOf(log, environment), subject.distinctId, cutoff, scratchRoot, args.partitions ?? 1)
     return { json: person, text: person === null ? `no person had distinct id ${subject.distinctId} then` : JSON.stringify(person, null, 2) }
   }
   return null
@@ -114,7 +117,7 @@ export const audit = async (log: EventLog, args: AuditArgs): Promise<AuditOutput
   const subject = auditSubject(auditedResources, args.words)
   const cutoff = cutoffOf(args.at)
   if (cutoff) {
-    const state = await stateAt(log, subject, cutoff, args.environment, args.scratchRoot)
+    const state = await stateAt(log, subject, cutoff, args)
     if (state) return state
   }
   const lines = subject.kind === 'person'

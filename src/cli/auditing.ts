@@ -36,7 +36,9 @@ const auditCommand: Command = async (config, args) => {
     args, allowPositionals: true,
     options: { json: { type: 'boolean', default: false }, at: { type: 'string' }, environment: { type: 'string' } },
   })
-  const result = await withLog(config, (log) => audit(log, { words: positionals, at: values.at, environment: values.environment, scratchRoot: scratchRoot(config.dataDir) }))
+  const result = await withLog(config, (log) => audit(log, {
+    words: positionals, at: values.at, environment: values.environment, scratchRoot: scratchRoot(config.dataDir), partitions: config.HEDGELOG_PROJECTION_PARTITIONS,
+  }))
   out(values.json, result.json, result.text)
   return 0
 }
@@ -47,7 +49,10 @@ const rebuildCommand: Command = async (config, args) => {
   })
   const projectors = projectorsNamed(values.projection)
   const result = await withLog(config, async (log, shouldStop) =>
-    rebuild(log, { projectors, until: await untilPosition(log, values.until), into: values.into ?? null, scratchRoot: scratchRoot(config.dataDir), shouldStop }))
+    rebuild(log, {
+      projectors, until: await untilPosition(log, values.until), into: values.into ?? null, scratchRoot: scratchRoot(config.dataDir), shouldStop,
+      partitions: config.HEDGELOG_PROJECTION_PARTITIONS,
+    }))
   out(values.json, result, `rebuilt up to ${result.until}${result.into ? ` into ${result.into}` : ''}\n${digestLines(result.projections, result.liveInsights)}`)
   return 0
 }

@@ -91,14 +91,14 @@ const modelsOver = (store: ReadStore): ReadModels => new ReadModels({ store, reg
  */
 export const rebuild = async (
   log: EventLog,
-  options: { projectors: readonly Projector[]; until: Position; into: string | null; scratchRoot: string; shouldStop: () => boolean },
+  options: { projectors: readonly Projector[]; until: Position; into: string | null; scratchRoot: string; shouldStop: () => boolean; partitions?: number },
 ): Promise<RebuildResult> => {
   const target = options.into === null ? { ...scratchStore(options.scratchRoot), kept: false } : { ...keptStore(options.into), kept: true }
   let finished = false
   const bar = progress({ label: 'rebuild', unit: 'log positions', total: Number(options.until.commit) })
   try {
     await replay({
-      log, store: target.store, projectors: options.projectors, until: options.until,
+      log, store: target.store, projectors: options.projectors, until: options.until, partitions: options.partitions ?? 1,
       onProgress: (reached) => bar.update(Number(reached)), shouldStop: options.shouldStop,
     })
     bar.update(Number(options.until.commit))

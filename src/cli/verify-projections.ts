@@ -89,14 +89,17 @@ export const verifyProjections = async (options: VerifyOptions): Promise<VerifyR
   const registry = new ProjectionRegistry(live)
   const targets: Target[] = []
   let start: Position | null = null
+  let partitions = 1
   for (const projector of projectors) {
     const build = (await registry.read(projector.name))?.active ?? { version: projector.version, build: 1 }
+    partitions = Math.max(partitions, build.partitions ?? 1)
     const checkpoints = checkpointNames(projector.name, build)
     const reached = (await buildPosition(live, projector.name, build)) ?? BEFORE_START
     if (start === null || comparePositions(reached, start) < 0) start = reached
     for (const collection of projector.collections) targets.push({ projector, collection, live: build, checkpoints })
   }
-  const replay = new Replay({ log: options.log, store: scratch, projectors, until: start ?? BEFORE_START })
+  // Built in as many partitions as the live builds, whose persons number their ids per partition.
+  const replay = new Replay({ log: options.log, store: scratch, projectors, until: start ?? BEFORE_START, partitions })
   await replay.start()
   try {
     await replay.reach(replay.position, options)

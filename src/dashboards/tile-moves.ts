@@ -49,11 +49,13 @@ export const moveTile = async (
   }, context)
   const out = moved.events.find((event) => event.type === 'DashboardTileMovedOut')
   crashPoint('tile-move:moved-out')
+  let position = moved.position
   if (out?.type === 'DashboardTileMovedOut' && out.data.tile) {
     const move = { moveId, fromDashboard: source.id, toDashboard: destination.id, tile: out.data.tile, actor: actor.uuid }
-    await completing(() => completeTileMove(deps, move, context.now))
+    // Answered once the destination shows the tile too: the insight on it lists it from there.
+    position = (await completing(() => completeTileMove(deps, move, context.now))).position ?? position
   }
-  const after = await deps.models.settled(moved.position, 'dashboards', String(source.id))
+  const after = await deps.models.settled(position, 'dashboards', String(source.id))
   if (!after) throw new NotFound()
   return after
 }

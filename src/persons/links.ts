@@ -27,10 +27,14 @@ interface Root {
 
 export const linkKey = (environmentId: number, distinctId: string): string => `${environmentId}:${distinctId}`
 
+/** Union by rank keeps a path below log2 of the ids joined; a longer one can only be damage. */
+export const LONGEST_PATH = 64
+
 const rootOf = (view: ProjectionView, environmentId: number, distinctId: string): Root => {
   let id = distinctId
   let record = view.get<LinkRecord>(PERSON_LINKS, linkKey(environmentId, id))
-  while (record?.parent !== undefined) {
+  for (let steps = 0; record?.parent !== undefined; steps++) {
+    if (steps === LONGEST_PATH) throw new Error(`the links of distinct id ${distinctId} do not lead to a root`)
     id = record.parent
     record = view.get<LinkRecord>(PERSON_LINKS, linkKey(environmentId, id))
   }

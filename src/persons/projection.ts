@@ -7,7 +7,7 @@ import { capturedEvents, capturedOf, normalisedOf } from '../ingestion/captured-
 import type { DocumentRef, ProjectionView, Projector } from '../readstore/projector.js'
 import { mergeRequestOf } from './identity.js'
 import { isIllegalDistinctId } from './illegal-ids.js'
-import { PERSON_LINKS, homeKeyOf, joinLinks, linkKey, seeLink, type LinkRecord } from './links.js'
+import { LONGEST_PATH, PERSON_LINKS, homeKeyOf, joinLinks, linkKey, seeLink, type LinkRecord } from './links.js'
 
 export const PERSONS = 'persons'
 export const PERSON_DISTINCT_IDS = 'person_distinct_ids'
@@ -58,19 +58,6 @@ const idsOf = (properties: JsonObject, event: string, distinctId: string): strin
   return source === null ? [distinctId] : [distinctId, source]
 }
 
-/** The link documents from `distinctId` to its root that are loaded, and whether the root is. */
-function* linkPath(environmentId: number, distinctId: string, peek: (collection: string, id: string) => JsonObject | null | undefined): Generator<DocumentRef, boolean> {
-  let key = linkKey(environmentId, distinctId)
-  for (let steps = 0; steps < 64; steps++) {
-    yield [PERSON_LINKS, key]
-    const record = peek(PERSON_LINKS, key) as LinkRecord | null | undefined
-    if (record === undefined) return false
-    if (record?.parent === undefined) return true
-    key = linkKey(environmentId, record.parent)
-  }
-  return false
-}
-
 /** The other side of a merge a captured event asks for, if any: the id whose person may move. */
 export const mergeSourceOf = (properties: JsonObject, event: string): string | null => {
   if ((event === '$create_alias' || event === '$merge_dangerously') && properties['alias']) return String(properties['alias'])
@@ -91,19 +78,22 @@ function* pagesOf(environmentId: number, person: PersonRecord, mapping: Distinct
 }
 
 /**
- * Adds to `refs` the link documents of `distinctId` up to its root, as far as they are loaded;
- * true when the root is loaded and this partition holds it.
+ * Adds to `refs` the link documents from `distinctId` towards its root, as far as they are
+ * loaded; true when the root is loaded and this partition holds it.
  */
 const linksLeadHome = (
   refs: DocumentRef[], environmentId: number, distinctId: string,
   peek: (collection: string, id: string) => JsonObject | null | undefined, owns: (key: string) => boolean,
 ): boolean => {
-  const path = linkPath(environmentId, distinctId, peek)
-  let last: DocumentRef | null = null
-  for (let step = path.next(); ; step = path.next()) {
-    if (step.done) return step.value && owns(last![1])
-    refs.push(last = step.value)
+  let key = linkKey(environmentId, distinctId)
+  for (let steps = 0; steps <= LONGEST_PATH; steps++) {
+    refs.push([PERSON_LINKS, key])
+    const record = peek(PERSON_LINKS, key) as LinkRecord | null | undefined
+    if (record === undefined) return false
+    if (record?.parent === undefined) return owns(key)
+    key = linkKey(environmentId, record.parent)
   }
+  return false
 }
 
 /** Persons and the distinct-id mapping: PostHog's person processing of every captured event. */

@@ -2,10 +2,10 @@ import type { Test } from 'tap'
 import { runCli, startServer } from '../../support/cli.js'
 import { tempDir } from '../../support/temp.js'
 
-/** A data directory with an installation and `hedgelog serve` running on it. */
-export const liveDataDir = async (t: Test) => {
+/** A data directory with an installation and `hedgelog serve` running on it; `extra` goes to the service and every command. */
+export const liveDataDir = async (t: Test, extra: Record<string, string> = {}) => {
   const dir = tempDir(t)
-  const env = { HEDGELOG_DATA_DIR: dir, LOG_LEVEL: 'warn' }
+  const env = { HEDGELOG_DATA_DIR: dir, LOG_LEVEL: 'warn', ...extra }
   const init = JSON.parse((await runCli(['init', '--json'], env)).stdout) as {
     environment_id: number; project_api_key: string; personal_api_key: string
   }
