@@ -116,6 +116,13 @@ const joinPersons = (
   return 'merged'
 }
 
+/** Why a merge request joins nothing at all (one id twice, or an id PostHog refuses), or null when it may. */
+export const refusalOf = (request: MergeRequest): 'same_id' | 'illegal_id' | null => {
+  if (request.source === request.target) return 'same_id'
+  if (isIllegalDistinctId(request.target) || isIllegalDistinctId(request.source)) return 'illegal_id'
+  return null
+}
+
 /**
  * PostHog's merge of two distinct ids. Every outcome after the id checks marks the target's
  * person identified, including a refusal; the caller applies that with the event's properties.
@@ -123,8 +130,8 @@ const joinPersons = (
 export const mergeDistinctIds = (
   tables: PersonTables, request: MergeRequest, event: NormalisedEvent, operations: PropertyOperations,
 ): MergeOutcome => {
-  if (request.source === request.target) return 'same_id'
-  if (isIllegalDistinctId(request.target) || isIllegalDistinctId(request.source)) return 'illegal_id'
+  const refused = refusalOf(request)
+  if (refused !== null) return refused
   const outcome = joinPersons(tables, request, event, operations)
   if (request.alias && outcome !== 'refused_already_identified') moveAliasFirst(tables, request.source)
   return outcome

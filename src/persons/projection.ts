@@ -5,8 +5,7 @@ import {
 } from './records.js'
 import { capturedEvents, capturedOf, normalisedOf } from '../ingestion/captured-projection.js'
 import type { DocumentRef, ProjectionView, Projector } from '../readstore/projector.js'
-import { mergeRequestOf } from './identity.js'
-import { isIllegalDistinctId } from './illegal-ids.js'
+import { mergeRequestOf, refusalOf } from './identity.js'
 import { LONGEST_PATH, PERSON_LINKS, homeKeyOf, joinLinks, linkKey, seeLink, type LinkRecord } from './links.js'
 
 export const PERSONS = 'persons'
@@ -138,18 +137,16 @@ export const persons: Projector = {
   },
   fold(view, event) {
     const { environmentId, events } = normalisedOf(event, view)
+    const requests = events.map(mergeRequestOf)
     // Every merge of the log event first, so the event's ids are all in the partition they end up in.
-    for (const normalised of events) {
-      const request = normalised.processPerson ? mergeRequestOf(normalised) : null
-      if (request === null || request.source === request.target) continue
-      if (isIllegalDistinctId(request.source) || isIllegalDistinctId(request.target)) continue
-      joinLinks(view, environmentId, request.source, request.target)
-    }
-    for (const normalised of events) {
+    events.forEach((normalised, i) => {
+      const request = requests[i]!
+      if (normalised.processPerson && request !== null && refusalOf(request) === null) joinLinks(view, environmentId, request.source, request.target)
+    })
+    events.forEach((normalised, i) => {
       seeLink(view, environmentId, normalised.distinctId)
-      const request = mergeRequestOf(normalised)
-      if (request !== null) seeLink(view, environmentId, request.source)
-    }
+      if (requests[i] !== null) seeLink(view, environmentId, requests[i]!.source)
+    })
   },
   apply(view, event) {
     const { environmentId, events } = normalisedOf(event, view)
