@@ -3,8 +3,9 @@
  * (its batches are decoded on the event loop). Two figures, each on a fresh install:
  * - `flood`: four gzip `/batch/` bodies of the largest size (10,000 events, just under 20 MiB
  *   decoded) posted at once to the default `serve` (both cores), as
- *   test/hardening/heavy-requests.test.ts posts them: when each is answered, and the process's RSS
- *   before, at its highest while they are answered, and 10 s after the projections caught up.
+ *   test/hardening/heavy-requests.test.ts posts them: when each is answered, how long `/_health`
+ *   took to answer meanwhile (asked every 100 ms), and the process's RSS before, at its highest
+ *   while they are answered, and 10 s after the projections caught up.
  * - `closed loop`: gzip `/batch/` bodies of 4,000 events (2 MiB decoded, 60 KB sent, as posthog-js
  *   compresses) from autocannon on core 1 to `serve --roles ingest` on core 0, 4 and then 8
  *   connections for BENCH_SECONDS (default 10) each: batches answered 200 per second, the 503s of
@@ -48,13 +49,24 @@ const flood = async () => {
     const sampler = (async () => {
       for (; sampling; await sleep(20)) peakMiB = Math.max(peakMiB, rssMiB(server.pid))
     })()
+    // `/_health` every 100 ms while the bodies are answered: how long the service's event loop waited.
+    const healthMs: number[] = []
+    const prober = (async () => {
+      for (; sampling; await sleep(100)) {
+        const asked = performance.now()
+        await (await fetch(`${server.address}/_health`)).text()
+        healthMs.push(performance.now() - asked)
+      }
+    })()
     const started = performance.now()
     const answered = await Promise.all(bodies.map(async (body) => [await post(server.address, body, gzipHeaders), Math.round(performance.now() - started)]))
     sampling = false
-    await sampler
+    await Promise.all([sampler, prober])
+    healthMs.sort((a, b) => a - b)
+    const health = { probes: healthMs.length, p50Ms: Math.round(healthMs[Math.floor(healthMs.length / 2)] ?? 0), slowestMs: Math.round(healthMs.at(-1) ?? 0) }
     await projected(server.address)
     await sleep(10_000)
-    return { answered, startMiB, peakMiB, settledMiB: rssMiB(server.pid) }
+    return { answered, health, startMiB, peakMiB, settledMiB: rssMiB(server.pid) }
   } finally {
     await server.stop()
     installed.remove()

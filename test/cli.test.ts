@@ -1,6 +1,6 @@
 import t from 'tap'
 import { spawn } from 'node:child_process'
-import { MAIN, exited, runCli, startServer } from './support/cli.js'
+import { cliCommand, exited, runCli, startServer } from './support/cli.js'
 import { tempDir } from './support/temp.js'
 
 t.test('init prints the ids and keys once, and a second run keeps the organization', async (t) => {
@@ -70,7 +70,7 @@ t.test('roles can run in separate processes on the same data', async (t) => {
   const init = JSON.parse((await runCli(['init', '--json'], env)).stdout)
   const api = await startServer(['--roles', 'api'], env)
   t.teardown(() => { api.child.kill('SIGKILL') })
-  const projector = spawn(process.execPath, [MAIN, 'serve', '--roles', 'projector,scheduler'], { env: { ...process.env, ...env, LOG_LEVEL: 'warn' }, stdio: 'ignore' })
+  const projector = spawn(...cliCommand(['serve', '--roles', 'projector,scheduler'], true), { env: { ...process.env, ...env, LOG_LEVEL: 'warn' }, stdio: 'ignore' })
   t.teardown(() => { projector.kill('SIGKILL') })
   // The projector process starts from nothing; the API process answers once the keys are projected.
   let status = 0

@@ -9,7 +9,7 @@ import { allProjectors } from '../src/modules.js'
 import { ProjectionSet } from '../projections/projection-set.js'
 import { ProjectionRegistry } from '../projections/registry.js'
 import { collect } from './support/collect.js'
-import { exited } from './support/cli.js'
+import { exited, nodeCommand } from './support/cli.js'
 import { tempDir } from './support/temp.js'
 
 const WORKER = fileURLToPath(new URL('./fixtures/append-worker.js', import.meta.url))
@@ -35,7 +35,7 @@ const digestsAfterCatchUp = async (log: SqliteEventLog, storePath: string) => {
 
 t.test('after kill -9 every acknowledged append is readable and projections resume to the rebuild digest', async (t) => {
   const dir = tempDir(t)
-  const worker = spawn(process.execPath, [WORKER], { env: { ...process.env, HEDGELOG_DATA_DIR: dir }, stdio: ['ignore', 'pipe', 'inherit'] })
+  const worker = spawn(...nodeCommand([WORKER]), { env: { ...process.env, HEDGELOG_DATA_DIR: dir }, stdio: ['ignore', 'pipe', 'inherit'] })
   const acknowledged: string[] = []
   let buffered = ''
   await new Promise<void>((resolve) => {

@@ -4,6 +4,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { nodeCommand } from '../support/cli.js'
 
 /** The repository: this file runs as dist/test/architecture/layers.test.js. */
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url))
@@ -25,7 +26,7 @@ const cruise = (files: Record<string, string>): { status: number | null; violati
       writeFileSync(join(dir, path), text)
     }
     // The `err` report is the one `npm run lint:layers` prints, and the one that sets the exit code.
-    const run = spawnSync(process.execPath, [CRUISE, 'src', 'projections', '--config', CONFIG, '--output-type', 'err'], { cwd: dir, encoding: 'utf8' })
+    const run = spawnSync(...nodeCommand([CRUISE, 'src', 'projections', '--config', CONFIG, '--output-type', 'err']), { cwd: dir, encoding: 'utf8' })
     if (run.error) throw run.error
     const violations = [...run.stdout.matchAll(/^\s*error (\S+): (\S+) → *(\S*)/gmu)]
       .map(([, rule, from, to]) => ({ rule: { name: rule! }, from: from!, to: to! }))
@@ -98,6 +99,6 @@ t.test('an import circle inside one layer is refused, type-only imports included
 })
 
 t.test('the repository keeps its layers', async (t) => {
-  const run = spawnSync(process.execPath, [CRUISE, 'src', 'projections', '--config', CONFIG, '--output-type', 'err'], { cwd: ROOT, encoding: 'utf8' })
+  const run = spawnSync(...nodeCommand([CRUISE, 'src', 'projections', '--config', CONFIG, '--output-type', 'err']), { cwd: ROOT, encoding: 'utf8' })
   t.equal(run.status, 0, run.stdout + run.stderr)
 })

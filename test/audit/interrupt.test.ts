@@ -4,7 +4,7 @@ import { existsSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { SqliteEventLog } from '../../src/eventlog/sqlite.js'
 import { positionToString } from '../../src/eventlog/port.js'
-import { MAIN, exited, type Run } from '../support/cli.js'
+import { cliCommand, exited, type Run } from '../support/cli.js'
 import { tempDir } from '../support/temp.js'
 import { dataDir, ingest } from '../migration/support/migration.js'
 
@@ -13,7 +13,7 @@ import { dataDir, ingest } from '../migration/support/migration.js'
  * and waits for it to end.
  */
 const interrupted = (args: string[], env: Record<string, string>, label: string): Promise<Run> => new Promise((resolve, reject) => {
-  const child = spawn(process.execPath, [MAIN, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn(...cliCommand(args, true), { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
   let stdout = ''
   let stderr = ''
   let signalled = false

@@ -150,8 +150,7 @@ if (!chromiumAvailable()) {
     })
 
     await t.test('then, the config naming gzip-js among supportedCompression, the events went out as gzip bodies', async (t) => {
-      const sent = requests.seen.filter((r) => r.method === 'POST' && new URL(r.url).pathname === '/e/')
-      const afterClick = sent.find((r) => bodyText(r.body).includes('"after click"'))
+      const afterClick = await requests.next((r) => r.method === 'POST' && new URL(r.url).pathname === '/e/' && bodyText(r.body).includes('"after click"'))
       t.ok(afterClick, 'the custom event was sent to /e/')
       t.ok(isGzip(afterClick?.body ?? null), 'its body is gzip')
     })

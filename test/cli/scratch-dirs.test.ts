@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, readdirSync, utimesSync, writeFileSync } from 'n
 import { hostname } from 'node:os'
 import { join } from 'node:path'
 import { STALE_MS, isLeftover, removeScratchLeftovers, scratchRoot } from '../../src/cli/scratch-dirs.js'
-import { MAIN, exited, runCli, startServer } from '../support/cli.js'
+import { cliCommand, exited, runCli, startServer } from '../support/cli.js'
 import { tempDir } from '../support/temp.js'
 import { dataDir, ingest } from '../migration/support/migration.js'
 
@@ -49,7 +49,7 @@ t.test('a rebuild killed with SIGKILL leaves its scratch space in the data direc
   const env = { HEDGELOG_DATA_DIR: dir }
   const root = scratchRoot(dir)
 
-  const child = spawn(process.execPath, [MAIN, 'rebuild'], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] })
+  const child = spawn(...cliCommand(['rebuild'], true), { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] })
   t.teardown(() => { child.kill('SIGKILL') })
   let stderr = ''
   await new Promise<void>((resolve) => {

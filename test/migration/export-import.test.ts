@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process'
 import { closeSync, openSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { SqliteEventLog } from '../../src/eventlog/sqlite.js'
-import { MAIN, runCli } from '../support/cli.js'
+import { cliCommand, runCli } from '../support/cli.js'
 import { tempDir } from '../support/temp.js'
 import { capturedDigests, dataDir, ingest } from './support/migration.js'
 
@@ -13,7 +13,7 @@ const TOTAL = 200_000
 const runCliTo = (args: string[], env: Record<string, string>, file: string): Promise<{ code: number | null; stderr: string }> =>
   new Promise((resolve, reject) => {
     const fd = openSync(file, 'w')
-    const child = spawn(process.execPath, [MAIN, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', fd, 'pipe'] })
+    const child = spawn(...cliCommand(args, true), { env: { ...process.env, ...env }, stdio: ['ignore', fd, 'pipe'] })
     let stderr = ''
     child.stderr!.on('data', (chunk: Buffer) => { stderr += chunk.toString() })
     child.on('error', reject)

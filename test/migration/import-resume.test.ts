@@ -4,7 +4,7 @@ import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { SqliteEventLog } from '../../src/eventlog/sqlite.js'
 import { IMPORT_COMMITTED } from '../../src/ingestion/import-events.js'
-import { MAIN, exited, runCli } from '../support/cli.js'
+import { cliCommand, exited, runCli } from '../support/cli.js'
 import { tempDir } from '../support/temp.js'
 import { dataDir, importedSeqs, sampleEvent } from './support/migration.js'
 
@@ -29,7 +29,7 @@ t.test('an import killed with kill -9 half-way and started again ends with every
   const env = { HEDGELOG_DATA_DIR: dir }
   const args = ['import', '--environment', String(installation.environment_id), '--chunk-lines', '500', file]
 
-  const child = spawn(process.execPath, [MAIN, ...args], { env: { ...process.env, ...env }, stdio: 'ignore' })
+  const child = spawn(...cliCommand(args, true), { env: { ...process.env, ...env }, stdio: 'ignore' })
   t.teardown(() => { child.kill('SIGKILL') })
   let committed = 0
   while (committed < 20 && child.exitCode === null) {

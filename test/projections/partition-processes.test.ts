@@ -14,7 +14,7 @@ import { persons } from '../../src/persons/projection.js'
 import { ProjectionRunner } from '../../projections/runner.js'
 import { ProjectionRegistry } from '../../projections/registry.js'
 import { digestProjection } from '../../projections/digest.js'
-import { MAIN, exited, runCli } from '../support/cli.js'
+import { cliCommand, exited, runCli } from '../support/cli.js'
 import { tempDir } from '../support/temp.js'
 import { capture, event } from './support/captured.js'
 
@@ -86,7 +86,7 @@ const buildWith = async (t: Test, processes: number, requests: ReturnType<typeof
   const half = requests.length / 2
   for (const request of requests.slice(0, half)) await capture(log, 1, request)
   for (let i = 0; i < processes; i++) {
-    children.push(spawn(process.execPath, [MAIN, 'serve', '--roles', 'projector'], { env: { ...process.env, ...env }, stdio: 'ignore' }))
+    children.push(spawn(...cliCommand(['serve', '--roles', 'projector'], true), { env: { ...process.env, ...env }, stdio: 'ignore' }))
   }
   const middle = (await log.headPosition())!
   await waitUntil('the first half is applied', () => reached(store, middle))

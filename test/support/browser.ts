@@ -63,5 +63,17 @@ export const watchRequests = (context: BrowserContext, origin: string) => {
   context.on('console', (message) => {
     if (/CORS|Access-Control/i.test(message.text())) problems.push(`console: ${message.text()}`)
   })
-  return { seen, problems, paths: () => seen.map((entry) => new URL(entry.url).pathname) }
+  /**
+   * The first response seen that `matches`, waiting up to `timeoutMs` for it: the browser reports a
+   * response a little after the server has acted on its request.
+   */
+  const next = async (matches: (request: SeenRequest) => boolean, timeoutMs = 10_000): Promise<SeenRequest | undefined> => {
+    const until = Date.now() + timeoutMs
+    for (;;) {
+      const found = seen.find(matches)
+      if (found || Date.now() > until) return found
+      await new Promise((resolve) => setTimeout(resolve, 50))
+    }
+  }
+  return { seen, problems, next, paths: () => seen.map((entry) => new URL(entry.url).pathname) }
 }

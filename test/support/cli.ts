@@ -13,6 +13,9 @@ export const MAIN = fileURLToPath(new URL('../../src/main.js', import.meta.url))
 export const cliCommand = (args: readonly string[], viaNode = false): [string, string[]] =>
   ['env', ['-u', 'NODE_OPTIONS', ...(viaNode ? [process.execPath] : []), MAIN, ...args]]
 
+/** This Node.js running `args`, without tap's module hooks (see `cliCommand`). */
+export const nodeCommand = (args: readonly string[]): [string, string[]] => ['env', ['-u', 'NODE_OPTIONS', process.execPath, ...args]]
+
 export interface Run {
   readonly code: number | null
   readonly stdout: string
