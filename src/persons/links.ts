@@ -18,6 +18,15 @@ export interface LinkRecord extends JsonObject {
   rank?: number
   /** Root only: an earlier log event used one of the set's ids, so the set may have documents. */
   seen?: boolean
+  /**
+   * Root only, for the log event at `originsAt`: the partitions whose documents the set may hold
+   * because sets that had documents before that event joined it during the event. A set joined
+   * twice within one log event (two merges of a request, or chunks of an import) holds documents
+   * of more partitions than its root's.
+   */
+  origins?: number[]
+  /** The position of the log event `origins` belongs to. */
+  originsAt?: string
 }
 
 interface Root {
@@ -49,26 +58,39 @@ const rankOf = (root: Root): number => root.record?.rank ?? 0
 const seen = (root: Root): boolean => root.record?.seen === true
 
 /**
- * Joins the sets of two distinct ids a merge names. A set no earlier event used has no documents,
- * so it is the one that joins the other; else the lower rank joins the higher, and on a tie the
- * source's set joins the target's. When both sets have documents and live in different partitions,
- * the partition of the joined set's root waits for the other to commit every earlier event, then
- * reads the moved documents as that partition left them.
+ * The partitions whose documents of a set the log event at `at` must read: those its joins within
+ * the event brought together, else its root's partition when an earlier event used it, else none.
  */
-export const joinLinks = (view: ProjectionView, environmentId: number, source: string, target: string): void => {
+const originsOf = (root: Root, key: string, count: number, at: string): readonly number[] => {
+  if (root.record?.originsAt === at && root.record.origins !== undefined) return root.record.origins
+  return seen(root) ? [partitionOf(key, count)] : []
+}
+
+/**
+ * Joins the sets of two distinct ids a merge of the log event at `at` names. A set no earlier
+ * event used has no documents, so it is the one that joins the other; else the lower rank joins
+ * the higher, and on a tie the source's set joins the target's. The partition of the joined set's
+ * root waits for every other partition holding documents of either set to commit every earlier
+ * event, then reads the moved documents as those partitions left them.
+ */
+export const joinLinks = (view: ProjectionView, environmentId: number, source: string, target: string, at: string): void => {
   const a = rootOf(view, environmentId, source)
   const b = rootOf(view, environmentId, target)
   if (a.id === b.id) return
   const aWins = seen(a) !== seen(b) ? seen(a) : rankOf(a) > rankOf(b)
   const [winner, loser] = aWins ? [a, b] : [b, a]
   const winnerKey = linkKey(environmentId, winner.id)
-  if (seen(a) && seen(b) && view.owns(winnerKey)) {
-    const from = partitionOf(linkKey(environmentId, loser.id), view.partition.count)
-    if (from !== view.partition.index) view.awaitPartition(from)
+  const loserKey = linkKey(environmentId, loser.id)
+  const { count, index } = view.partition
+  const origins = [...new Set([...originsOf(winner, winnerKey, count, at), ...originsOf(loser, loserKey, count, at)])].sort((x, y) => x - y)
+  if (view.owns(winnerKey)) {
+    for (const from of origins) if (from !== index) view.awaitPartition(from)
   }
-  view.put(PERSON_LINKS, linkKey(environmentId, loser.id), { parent: winner.id } satisfies LinkRecord)
+  view.put(PERSON_LINKS, loserKey, { parent: winner.id } satisfies LinkRecord)
   const rank = rankOf(winner) === rankOf(loser) ? rankOf(winner) + 1 : rankOf(winner)
-  view.put(PERSON_LINKS, winnerKey, { rank, ...(seen(a) || seen(b) ? { seen: true } : {}) } satisfies LinkRecord)
+  view.put(PERSON_LINKS, winnerKey, {
+    rank, ...(seen(a) || seen(b) ? { seen: true } : {}), ...(origins.length > 0 ? { origins, originsAt: at } : {}),
+  } satisfies LinkRecord)
 }
 
 /** Marks the set of a distinct id a log event used: from the next log event on, it may have documents. */

@@ -1,4 +1,4 @@
-import type { JsonObject } from '../eventlog/port.js'
+import { positionToString, type JsonObject } from '../eventlog/port.js'
 import { processPersonEvent } from './process-person.js'
 import {
   distinctIdKey, distinctIdPageKey, eventPersonKey, personKey, personVersionKey, type EventPerson, type PersonVersion, type DistinctIdPage, type DistinctIdRecord, type PersonRecord, type PersonTables,
@@ -100,7 +100,7 @@ export const persons: Projector = {
   name: 'persons',
   ownFile: true,
   threadWeight: 10,
-  version: 4,
+  version: 5,
   collections: [PERSONS, PERSON_DISTINCT_IDS, PERSON_DISTINCT_ID_PAGES, PERSON_COUNTERS, PERSON_VERSIONS, EVENT_PERSONS],
   writeOnly: [PERSON_VERSIONS, EVENT_PERSONS],
   /**
@@ -138,10 +138,12 @@ export const persons: Projector = {
   fold(view, event) {
     const { environmentId, events } = normalisedOf(event, view)
     const requests = events.map(mergeRequestOf)
+    // The units of an import share the position of the event that committed it.
+    const at = positionToString(event.position)
     // Every merge of the log event first, so the event's ids are all in the partition they end up in.
     events.forEach((normalised, i) => {
       const request = requests[i]!
-      if (normalised.processPerson && request !== null && refusalOf(request) === null) joinLinks(view, environmentId, request.source, request.target)
+      if (normalised.processPerson && request !== null && refusalOf(request) === null) joinLinks(view, environmentId, request.source, request.target, at)
     })
     events.forEach((normalised, i) => {
       seeLink(view, environmentId, normalised.distinctId)

@@ -160,6 +160,52 @@ t.test('persons built in 2 and 4 partitions, merges crossing them, hold what one
   t.ok(crossing > RUNS / 2, `most histories merge ids of different partitions (${crossing} of ${RUNS})`)
 })
 
+/** Every order of `items`. */
+const orders = (items: readonly number[]): number[][] =>
+  items.length <= 1 ? [[...items]] : items.flatMap((item, i) => orders([...items.slice(0, i), ...items.slice(i + 1)]).map((rest) => [item, ...rest]))
+
+const view = (kind: OneEvent['kind'], id: string, other = id, value = 0): OneEvent => ({ kind, id, other, value })
+
+t.test('a set joined twice in one log event is read from every partition its persons came from', async (t) => {
+  // anon-3 and user-0 are in partition 0 of 4, anon-0 in 1, user-2 in 2, and anon-4, user-1 and user-3 in 3.
+  t.same(['anon-3', 'user-0', 'anon-0', 'user-2', 'anon-4', 'user-1', 'user-3'].map((id) => partitionOf(linkKey(1, id), 4)), [0, 0, 1, 2, 3, 3, 3])
+  const histories: Record<string, (readonly [boolean, OneEvent[]])[]> = {
+    // user-2's person (partition 2) joins anon-3's set (0), which then joins user-1's (3): partition 3 reads persons of 0 and 2.
+    'two merges of one request': [
+      [false, [view('pageview', 'anon-3')]], [false, [view('pageview', 'user-2', 'x', 1)]],
+      [false, [view('pageview', 'user-0', 'x', 2)]], [false, [view('pageview', 'user-1', 'x', 3)]],
+      [false, [view('merge', 'user-1', 'user-0')]],
+      [false, [view('merge', 'anon-3', 'user-2'), view('merge', 'user-1', 'anon-3')]],
+    ],
+    // The same chain across the two chunks of an import.
+    'the chunks of one import': [
+      [false, [view('identify', 'anon-3', 'anon-0'), view('pageview', 'user-2')]],
+      [false, [view('merge', 'user-3', 'anon-0'), view('identify', 'user-3', 'anon-4')]],
+      [true, [view('merge', 'anon-4', 'user-2', 2), view('identify', 'user-1', 'user-0', 2), view('identify', 'user-0', 'user-3', 2)]],
+    ],
+  }
+  for (const [name, requests] of Object.entries(histories)) {
+    const log = new SqliteEventLog({ path: ':memory:' })
+    const store = new SqliteReadStore({ path: ':memory:' })
+    try {
+      await appendHistory(log, requests)
+      const one: Build = { version: persons.version, build: 1 }
+      await build(log, store, one, 1, 5, null)
+      const whole = await documents(store, one)
+      const differing: string[] = []
+      for (const [n, order] of orders([0, 1, 2, 3]).entries()) {
+        const built: Build = { version: persons.version, build: n + 2 }
+        await build(log, store, built, 4, 50, null, order)
+        if (JSON.stringify(await documents(store, built)) !== JSON.stringify(whole)) differing.push(order.join(''))
+      }
+      t.same(differing, [], `${name}: 4 partitions started one after another, in each of the 24 orders, build what one runner builds`)
+    } finally {
+      await log.close()
+      await store.close()
+    }
+  }
+})
+
 t.test('a merge of two persons in different partitions waits for the partition the source comes from', async (t) => {
   const log = new SqliteEventLog({ path: ':memory:' })
   const store = new SqliteReadStore({ path: ':memory:' })
