@@ -5,6 +5,7 @@ import { setFlagsFromString } from 'node:v8'
 import { runInNewContext } from 'node:vm'
 import { gunzipSync, gzipSync } from 'node:zlib'
 import { DECIDE_BODY_BYTES } from '../../src/decide/routes.js'
+import { DEFAULT_ADMISSION } from '../../src/http/admission.js'
 import { MAX_EVENTS_PER_REQUEST } from '../../src/ingestion/limits.js'
 import { exited, runCli, startServer } from '../support/cli.js'
 import { tempDir } from '../support/temp.js'
@@ -12,7 +13,9 @@ import { lz64Bomb } from './support/hostile.js'
 import { startProber } from './support/prober.js'
 
 // This file runs alone (`tap.serial` in package.json): its latency bounds are the service's own,
-// not those of another test file sharing the machine's cores.
+// not those of another test file sharing the machine's cores. They tell whether heavy work held
+// the service's event loop; how fast health answers meanwhile is a figure of
+// bench/heavy-requests.ts.
 
 const MiB = 1024 * 1024
 /** The decoded payload a request may carry, and a little under it for the flood's bodies. */
@@ -51,7 +54,6 @@ const collectOwnGarbage = (): void => {
  * How long decoding `body` (gunzip, then JSON.parse) holds this process's event loop, the least of
  * three tries. A service decoding such a body on its own event loop would hold it at least that
  * long, so health probes all answered sooner show the body was decoded elsewhere, on any machine.
- * How fast health answers during the flood is a figure of the bench (bench/heavy-requests.ts).
  */
 const decodeOnLoopMs = (body: Buffer): number => {
   let least = Infinity
@@ -90,6 +92,7 @@ t.test('a started service under heavy ingestion requests', async (t) => {
     const tiny = JSON.stringify({ api_key: token, batch: Array.from({ length: 600_000 }, () => ({ event: 'e', distinct_id: 'd' })) })
     const body = gzipSync(tiny)
     t.ok(body.length < 100 * 1024 && tiny.length < DECODED_LIMIT, `a small body (${body.length} bytes) within the decoded limit (${tiny.length} bytes)`)
+    const decodeMs = decodeOnLoopMs(body)
     const probes = await probeHealth(server.address)
     const started = performance.now()
     const answer = await post(server.address, '/batch/', body, gzipHeaders)
@@ -103,7 +106,7 @@ t.test('a started service under heavy ingestion requests', async (t) => {
     }, 'in capture\'s error shape')
     t.ok(took < 3000, `answered in ${Math.round(took)} ms`)
     t.ok(times.length > 0, `health was probed while the request was refused (${times.length} probes)`)
-    t.ok(Math.max(...times) < 50, `every health probe answered within 50 ms (slowest ${Math.round(Math.max(...times))} ms)`)
+    t.ok(Math.max(...times) < decodeMs, `every health probe answered sooner than the body decodes on an event loop, ${Math.round(decodeMs)} ms (slowest ${Math.round(Math.max(...times))} ms)`)
   })
 
   await t.test('given four legal maximum-size gzip bodies, when they are posted at once, then all are accepted while health keeps being answered', async (t) => {
@@ -153,6 +156,7 @@ t.test('a started service under heavy ingestion requests', async (t) => {
     const v1Body = gzipSync(JSON.stringify({ created_at: new Date().toISOString(), batch: [event] }))
     const decideBody = (sent: string) => gzipSync(JSON.stringify({ token: sent, distinct_id: 'd', person_properties: million() }))
     const [unknownDecide, knownDecide] = [decideBody('phc_unknown'), decideBody(token)]
+    const decodeMs = decodeOnLoopMs(v1Body)
     collectOwnGarbage()
     const probes = await probeHealth(server.address)
     const took: number[] = []
@@ -181,7 +185,7 @@ t.test('a started service under heavy ingestion requests', async (t) => {
     t.ok(decideMs.every((ms) => ms < 1000), `decide answered in ${decideMs.map(Math.round).join(' and ')} ms`)
     t.comment(`v1 with the real token answered in ${Math.round(took[1]!)} ms, decoded on a decoding thread`)
     t.ok(times.length >= 3, `health was probed ${times.length} times`)
-    t.ok(Math.max(...times) < 50, `every health probe answered within 50 ms (slowest ${Math.round(Math.max(...times))} ms)`)
+    t.ok(Math.max(...times) < decodeMs, `every health probe answered sooner than one such body decodes on an event loop, ${Math.round(decodeMs)} ms (slowest ${Math.round(Math.max(...times))} ms)`)
   })
 
   await t.test('given decide bodies of the largest size, made of tiny person properties, when they are posted, then they are answered and health keeps being answered', async (t) => {
@@ -200,7 +204,9 @@ t.test('a started service under heavy ingestion requests', async (t) => {
     const times = await probes.stop()
     t.same(answers.map((a) => a.status), [200, 200, 200])
     t.ok(times.length >= 3, `health was probed ${times.length} times`)
-    t.ok(Math.max(...times) < 50, `every health probe answered within 50 ms (slowest ${Math.round(Math.max(...times))} ms)`)
+    // Decide parses such a body on the event loop, by design: a few milliseconds.
+    const held = DEFAULT_ADMISSION.loopDelayMs
+    t.ok(Math.max(...times) < held, `every health probe answered within ${held} ms, the loop delay at which the service refuses work as overloaded (slowest ${Math.round(Math.max(...times))} ms)`)
   })
 
   await t.test('given one event more than a request may hold, when it is posted, then it is refused with 413 and nothing is written', async (t) => {

@@ -12,6 +12,16 @@ const batchJob = (count: number) => decodeJobOf({
   query: {},
 })
 
+/**
+ * A `/batch/` request within every bound on size and events whose parsed form needs far more than
+ * 64 MB of heap: ten events of 600,000 empty lists each, 18 MB of JSON.
+ */
+const heapHeavyJob = () => {
+  const lists = `[${'[],'.repeat(599_999)}[]]`
+  const events = Array.from({ length: 10 }, (_, i) => `{"event":"e","distinct_id":"d${i}","properties":{"lists":${lists}}}`)
+  return decodeJobOf({ body: Buffer.from(`{"api_key":"phc_turns","batch":[${events.join(',')}]}`), headers: { 'content-type': 'application/json' }, query: {} })
+}
+
 const accepted = (decoded: Prepared): number => ('prepared' in decoded ? decoded.prepared.weights.length : decoded.request.events.length)
 
 t.test('given more heavy requests than may be written at once, when they arrive, then each is written in its turn, in arrival order, with its own events', async (t) => {
@@ -106,7 +116,7 @@ t.test('given more heavy requests than threads, of different sizes, when they ar
 t.test('given a request that needs more heap than a decoding thread has, when it is decoded, then it is refused with 413 and the next one is written', async (t) => {
   const pool = new DecodePool({ heapMb: 64 })
   t.teardown(() => pool.close())
-  const refusal = await pool.inTurn(batchJob(400_000), context, async () => 'never').then(() => null, (error: unknown) => error)
+  const refusal = await pool.inTurn(heapHeavyJob(), context, async () => 'never').then(() => null, (error: unknown) => error)
   t.match(refusal, { status: 413, code: 'payload_too_large', message: /needs too much memory/ })
   t.equal(await pool.inTurn(batchJob(3), context, async (decoded) => accepted(decoded)), 3, 'a new thread decodes the next request')
 })
