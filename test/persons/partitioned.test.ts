@@ -127,35 +127,42 @@ const documents = async (store: SqliteReadStore, build: Build): Promise<Record<s
   return all
 }
 
+/** Appends `requests` to a fresh log, builds persons with one runner (build 1), and gives `body` that build's documents. */
+const withHistory = async (
+  requests: (readonly [boolean, OneEvent[]])[],
+  body: (log: EventLog, store: SqliteReadStore, whole: Record<string, [string, JsonObject][]>) => Promise<void>,
+): Promise<void> => {
+  const log = new SqliteEventLog({ path: ':memory:' })
+  const store = new SqliteReadStore({ path: ':memory:' })
+  try {
+    await appendHistory(log, requests)
+    const one: Build = { version: persons.version, build: 1 }
+    await build(log, store, one, 1, 5, null)
+    await body(log, store, await documents(store, one))
+  } finally {
+    await log.close()
+    await store.close()
+  }
+}
+
 t.test('persons built in 2 and 4 partitions, merges crossing them, hold what one runner builds', async (t) => {
   let runs = 0
   let crossing = 0
-  await fc.assert(fc.asyncProperty(historyArbitrary, async ({ requests, cut, order }) => {
-    const log = new SqliteEventLog({ path: ':memory:' })
-    const store = new SqliteReadStore({ path: ':memory:' })
-    try {
-      await appendHistory(log, requests)
-      const one: Build = { version: persons.version, build: 1 }
-      await build(log, store, one, 1, 5, null)
-      const whole = await documents(store, one)
-      if (whole[PERSONS]!.length === 0) throw new Error('no person built')
-      for (const [number, count, batch, cutAt, staggered] of [[2, 2, 5, null, true], [3, 4, 3, cut, false], [4, 4, 50, null, true]] as const) {
-        const built: Build = { version: persons.version, build: number }
-        await build(log, store, built, count, batch, cutAt, staggered ? order : null)
-        const docs = await documents(store, built)
-        t.same(docs, whole, `${count} partitions, batches of ${batch}${cutAt === null ? '' : ', one runner replaced'}${staggered ? `, started in the order ${order.join(', ')}` : ''}: the documents of one runner`)
-      }
-      const paced = await digestProjection(store, persons, { version: persons.version, build: 3 })
-      const even = await digestProjection(store, persons, { version: persons.version, build: 4 })
-      t.equal(paced.sha256, even.sha256, 'the same partition count gives the same digest, person ids included, at any pace')
-      if (requests.some(([, request]) => request.some((e) => e.kind !== 'pageview' && e.kind !== 'personless' && e.kind !== 'set_once' &&
-        partitionOf(linkKey(1, e.id), 4) !== partitionOf(linkKey(1, e.other), 4)))) crossing++
-      runs++
-    } finally {
-      await log.close()
-      await store.close()
+  await fc.assert(fc.asyncProperty(historyArbitrary, async ({ requests, cut, order }) => withHistory(requests, async (log, store, whole) => {
+    if (whole[PERSONS]!.length === 0) throw new Error('no person built')
+    for (const [number, count, batch, cutAt, staggered] of [[2, 2, 5, null, true], [3, 4, 3, cut, false], [4, 4, 50, null, true]] as const) {
+      const built: Build = { version: persons.version, build: number }
+      await build(log, store, built, count, batch, cutAt, staggered ? order : null)
+      const docs = await documents(store, built)
+      t.same(docs, whole, `${count} partitions, batches of ${batch}${cutAt === null ? '' : ', one runner replaced'}${staggered ? `, started in the order ${order.join(', ')}` : ''}: the documents of one runner`)
     }
-  }), { numRuns: RUNS })
+    const paced = await digestProjection(store, persons, { version: persons.version, build: 3 })
+    const even = await digestProjection(store, persons, { version: persons.version, build: 4 })
+    t.equal(paced.sha256, even.sha256, 'the same partition count gives the same digest, person ids included, at any pace')
+    if (requests.some(([, request]) => request.some((e) => e.kind !== 'pageview' && e.kind !== 'personless' && e.kind !== 'set_once' &&
+      partitionOf(linkKey(1, e.id), 4) !== partitionOf(linkKey(1, e.other), 4)))) crossing++
+    runs++
+  })), { numRuns: RUNS })
   t.equal(runs, RUNS)
   t.ok(crossing > RUNS / 2, `most histories merge ids of different partitions (${crossing} of ${RUNS})`)
 })
@@ -185,13 +192,7 @@ t.test('a set joined twice in one log event is read from every partition its per
     ],
   }
   for (const [name, requests] of Object.entries(histories)) {
-    const log = new SqliteEventLog({ path: ':memory:' })
-    const store = new SqliteReadStore({ path: ':memory:' })
-    try {
-      await appendHistory(log, requests)
-      const one: Build = { version: persons.version, build: 1 }
-      await build(log, store, one, 1, 5, null)
-      const whole = await documents(store, one)
+    await withHistory(requests, async (log, store, whole) => {
       const differing: string[] = []
       for (const [n, order] of orders([0, 1, 2, 3]).entries()) {
         const built: Build = { version: persons.version, build: n + 2 }
@@ -199,10 +200,7 @@ t.test('a set joined twice in one log event is read from every partition its per
         if (JSON.stringify(await documents(store, built)) !== JSON.stringify(whole)) differing.push(order.join(''))
       }
       t.same(differing, [], `${name}: 4 partitions started one after another, in each of the 24 orders, build what one runner builds`)
-    } finally {
-      await log.close()
-      await store.close()
-    }
+    })
   }
 })
 
