@@ -4,6 +4,7 @@ import { existsSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { glibcVersion } from '../../src/cli/allocator.js'
 import { ADDON_PATH, canReturnFreeMemory, freeMemoryProblem, returnFreeMemory } from '../../src/kernel/free-memory.js'
+import { nodeCommand } from '../support/cli.js'
 
 const MiB = 1024 * 1024
 const script = fileURLToPath(new URL('./support/fragmented-heap.js', import.meta.url))
@@ -17,8 +18,7 @@ t.test('the addon is built by the install and loads', async (t) => {
 t.test('given freed memory between blocks in use, when free memory is given back, then the resident size falls by most of it', { skip: glibcVersion() === undefined ? 'only glibc can give such memory back' : false }, async (t) => {
   t.ok(canReturnFreeMemory(), 'glibc can')
   const env: NodeJS.ProcessEnv = { ...process.env, MALLOC_MMAP_THRESHOLD_: '131072' }
-  delete env['NODE_OPTIONS']
-  const { before, after, released, kept } = JSON.parse(execFileSync(process.execPath, ['--expose-gc', script], { env }).toString()) as
+  const { before, after, released, kept } = JSON.parse(execFileSync(...nodeCommand(['--expose-gc', script]), { env }).toString()) as
     { before: number; after: number; released: boolean; kept: number }
   t.equal(kept, 200, 'one block in sixteen is still in use')
   t.ok(released, 'the allocator says it gave memory back')

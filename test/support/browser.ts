@@ -3,6 +3,7 @@ import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { Test } from 'tap'
 import { chromium, type BrowserContext, type Response } from 'playwright-core'
+import { eventually } from './crash-points.js'
 import { tempDir } from './temp.js'
 
 export const CHROMIUM = '/usr/bin/chromium'
@@ -68,12 +69,8 @@ export const watchRequests = (context: BrowserContext, origin: string) => {
    * response a little after the server has acted on its request.
    */
   const next = async (matches: (request: SeenRequest) => boolean, timeoutMs = 10_000): Promise<SeenRequest | undefined> => {
-    const until = Date.now() + timeoutMs
-    for (;;) {
-      const found = seen.find(matches)
-      if (found || Date.now() > until) return found
-      await new Promise((resolve) => setTimeout(resolve, 50))
-    }
+    await eventually(async () => seen.some(matches), timeoutMs)
+    return seen.find(matches)
   }
   return { seen, problems, next, paths: () => seen.map((entry) => new URL(entry.url).pathname) }
 }

@@ -11,7 +11,7 @@ export const MAIN = fileURLToPath(new URL('../../src/main.js', import.meta.url))
  * own); `env -u` takes them out just before the CLI starts.
  */
 export const cliCommand = (args: readonly string[], viaNode = false): [string, string[]] =>
-  ['env', ['-u', 'NODE_OPTIONS', ...(viaNode ? [process.execPath] : []), MAIN, ...args]]
+  viaNode ? nodeCommand([MAIN, ...args]) : ['env', ['-u', 'NODE_OPTIONS', MAIN, ...args]]
 
 /** This Node.js running `args`, without tap's module hooks (see `cliCommand`). */
 export const nodeCommand = (args: readonly string[]): [string, string[]] => ['env', ['-u', 'NODE_OPTIONS', process.execPath, ...args]]
