@@ -3,7 +3,7 @@ import type { ConditionGroup, FlagDefinition, FlagDefinitionSet, JsonValue, Prop
 import { dependencyMatcher, dependencyTarget, orderByDependencies } from './dependencies.js'
 import type { Matcher } from './match-context.js'
 import type { FlagEvaluation, FlagValue, ReasonCode } from './results.js'
-import { compilePropertyFilter } from './property-match.js'
+import { compilePropertyFilter, readsClock } from './property-match.js'
 
 export interface CompiledCondition {
   /** Position in `filters.groups`, which reasons report. */
@@ -34,6 +34,12 @@ export interface CompiledFlag {
   readonly superCondition: { readonly condition: CompiledCondition; readonly keys: readonly string[] } | null
   readonly holdout: { readonly rollout: number | null; readonly variant: string | null; readonly hasProperties: boolean } | null
   readonly dependsOn: readonly string[]
+  /**
+   * Whether its evaluation reads nothing but the identifier and the person's properties: a person
+   * flag with no date, cohort or flag filter. Such an evaluation holds for as long as the flags
+   * and those properties are unchanged (see `EvaluationMemo`).
+   */
+  readonly rememberable: boolean
   /** In a dependency cycle, or depending on a missing or broken flag: always `false` and an error. */
   readonly brokenDependency: boolean
   /**
@@ -98,6 +104,9 @@ const compileDependency = (filter: PropertyFilter, lookups: Lookups, dependsOn: 
   return dependencyMatcher(target.key, filter)
 }
 
+/** A filter whose answer depends on the properties alone. */
+const readsOnlyProperties = (filter: PropertyFilter): boolean => filter.type !== 'flag' && filter.type !== 'cohort' && !readsClock(filter)
+
 const compileFlag = (flag: FlagDefinition, position: number, lookups: Lookups): { compiled: Omit<CompiledFlag, 'brokenDependency' | 'outcomes'>; missing: boolean } => {
   const filters = flag.filters ?? {}
   const variantList = filters.multivariate?.variants ?? []
@@ -116,12 +125,14 @@ const compileFlag = (flag: FlagDefinition, position: number, lookups: Lookups): 
   for (const [key, value] of Object.entries(filters.payloads ?? {})) if (value !== null) payloads.set(key, payloadText(value))
   const superGroup = filters.super_groups?.[0]
   const holdoutGroup = filters.holdout_groups?.[0]
+  const groupTypeIndex = filters.aggregation_group_type_index ?? null
+  const read = [...(filters.groups ?? []), ...(superGroup ? [superGroup] : [])]
   const compiled = {
     key: flag.key,
     id: flag.id,
     version: flag.version ?? 0,
     position,
-    groupTypeIndex: filters.aggregation_group_type_index ?? null,
+    groupTypeIndex,
     conditions,
     variants,
     payloads,
@@ -132,6 +143,7 @@ const compileFlag = (flag: FlagDefinition, position: number, lookups: Lookups): 
       ? { rollout: holdoutGroup.rollout_percentage ?? null, variant: holdoutGroup.variant ?? null, hasProperties: (holdoutGroup.properties ?? []).length > 0 }
       : null,
     dependsOn,
+    rememberable: groupTypeIndex === null && read.every((group) => (group.properties ?? []).every(readsOnlyProperties)),
   }
   return { compiled, missing: missing.value }
 }

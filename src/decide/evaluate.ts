@@ -1,5 +1,6 @@
 import type { CompiledFlag, CompiledFlagSet } from './compile.js'
 import { evaluateFlag, type Subject } from './evaluate-flag.js'
+import type { Remembered } from './evaluation-memo.js'
 import type { MatchContext, Properties } from './match-context.js'
 import type { EvaluationResult, FlagEvaluation, FlagValue } from './results.js'
 
@@ -30,10 +31,12 @@ export interface EvaluationInput {
   /** The instant relative dates are measured from. */
   readonly now: Date | number
   /**
-   * The distinct id's remembered bucketing hashes under these definitions (`HashMemo.slotsOf`),
-   * filled in as they are computed; each is computed afresh when absent.
+   * What is remembered of the distinct id under these definitions (`EvaluationMemo.of`): its
+   * bucketing hashes, and the evaluations of flags that read only its properties, used while
+   * those properties are the same and filled in as they are made. Without it, everything is
+   * computed afresh.
    */
-  readonly hashes?: Float64Array
+  readonly remembered?: Remembered
 }
 
 const own = <T>(record: Readonly<Record<string, T>> | undefined, key: string): T | undefined =>
@@ -71,6 +74,35 @@ const selection = (definitions: CompiledFlagSet, keys: readonly string[] | null 
 }
 
 /**
+ * `remembered`'s evaluations when they were made for the same properties as `props` (compared on
+ * the keys the flags read); otherwise they are dropped, and kept from now on for `props` when its
+ * values are all primitive (an object or list may be changed in place, so it is never the same).
+ * Null when there are none to use or keep.
+ */
+const evaluationsFor = (remembered: Remembered | undefined, keys: readonly string[], props: Properties): (FlagEvaluation | undefined)[] | null => {
+  if (remembered === undefined) return null
+  const kept = remembered.props
+  let same = kept !== null
+  for (let i = 0; same && i < keys.length; i++) {
+    const key = keys[i]!
+    const present = Object.hasOwn(props, key)
+    same = present === Object.hasOwn(kept!, key) && (!present || Object.is(props[key], kept![key]))
+  }
+  if (same) return remembered.evaluations
+  remembered.evaluations.fill(undefined)
+  remembered.props = null
+  const snapshot = Object.create(null) as Record<string, unknown>
+  for (const key of keys) {
+    if (!Object.hasOwn(props, key)) continue
+    const value = props[key]
+    if (typeof value === 'object' && value !== null) return null
+    snapshot[key] = value
+  }
+  remembered.props = snapshot
+  return remembered.evaluations
+}
+
+/**
  * Evaluates an environment's active flags for one distinct id, each flag after the flags it
  * depends on. Pure: the clock comes in as `now`; the same input always gives the same result.
  */
@@ -84,9 +116,10 @@ export const evaluateFlags = (input: EvaluationInput): EvaluationResult => {
     staticCohorts: input.staticCohortIds ?? NO_COHORTS,
     results: definitions.hasDependencies ? new Map<string, FlagValue>() : NO_RESULTS,
     failed: false,
-    hashedFor: input.hashes ? input.distinctId : null,
-    hashes: input.hashes ?? null,
+    hashedFor: input.remembered ? input.distinctId : null,
+    hashes: input.remembered?.hashes ?? null,
   }
+  const remembered = evaluationsFor(input.remembered, definitions.propertyKeys, personProps)
   const person: Subject = { identifier: input.distinctId, baseIdentifier: input.distinctId, props: personProps, personProps }
   // Evaluated in dependency order, reported in definition order; the same order without dependencies.
   const byPosition: (FlagEvaluation | undefined)[] | null = definitions.hasDependencies ? new Array(definitions.size) : null
@@ -94,7 +127,13 @@ export const evaluateFlags = (input: EvaluationInput): EvaluationResult => {
   let errors = false
   for (const flag of definitions.evaluationOrder) {
     if (wanted !== null && !wanted.has(flag.key)) continue
-    const evaluation = evaluateFlag(flag, subjectFor(flag, input, person), context)
+    const subject = subjectFor(flag, input, person)
+    const rememberable = remembered !== null && flag.rememberable && subject === person
+    let evaluation = rememberable ? remembered[flag.position] : undefined
+    if (evaluation === undefined) {
+      evaluation = evaluateFlag(flag, subject, context)
+      if (rememberable && !evaluation.failed) remembered[flag.position] = evaluation
+    }
     if (evaluation.failed) errors = true
     if (byPosition === null) flags.push(evaluation)
     else {

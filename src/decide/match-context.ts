@@ -15,7 +15,7 @@ export interface MatchContext {
   failed: boolean
   /** Date property strings read so far in this request, as instants (null: no date); made by the first date filter. */
   dates?: Map<string, number | null>
-  /** The identifier whose bucketing hashes `hashes` keeps (see `HashMemo`), or null. */
+  /** The identifier whose bucketing hashes `hashes` keeps (see `EvaluationMemo`), or null. */
   hashedFor?: string | null
   /** Its rollout and variant hashes by flag position (two slots per flag, NaN until computed). */
   hashes?: Float64Array | null

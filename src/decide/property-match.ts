@@ -101,6 +101,10 @@ const dateMatcher = (key: string, expected: unknown, accept: (property: number, 
   }
 }
 
+/** Whether a filter's matcher reads the clock: the date operators resolve relative dates against `nowMs`. */
+export const readsClock = (filter: PropertyFilter): boolean =>
+  filter.operator === 'is_date_before' || filter.operator === 'is_date_after' || filter.operator === 'is_date_exact'
+
 const orNever = (key: string, test: ValueTest | null, whenMissing = false): Matcher =>
   test === null ? noMatch : onValue(key, test, whenMissing)
 

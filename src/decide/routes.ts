@@ -16,7 +16,7 @@ import { clientIp } from '../http/client-ip.js'
 import { decideConfig, type DecideConfig, type DecideSettings } from './decide-config.js'
 import { evaluateFlags, pickProperties } from './evaluate.js'
 import { FlagDefinitionCache } from './flag-cache.js'
-import { HashMemo } from './hash-memo.js'
+import { EvaluationMemo } from './evaluation-memo.js'
 import { createGeoip, type Geoip } from './geoip.js'
 import type { Properties } from './match-context.js'
 import { readDecideRequest, type DecideRequest } from './request.js'
@@ -77,7 +77,7 @@ export const decideRoutes: FastifyPluginAsync<DecideDeps> = async (app, deps) =>
   const { models } = deps
   const tokens = deps.tokens ?? new TokenResolver(deps)
   const flags = new FlagDefinitionCache(models)
-  const hashes = new HashMemo()
+  const memo = new EvaluationMemo()
   const geoip = deps.geoip ?? createGeoip()
   // An environment's settings change rarely; decide reads them at most once a second per environment.
   const configs = new Map<number, { config: DecideConfig; until: number }>()
@@ -126,7 +126,7 @@ export const decideRoutes: FastifyPluginAsync<DecideDeps> = async (app, deps) =>
       ...(asked.anonDistinctId ? { hashKeyOverrides: continuityOverrides(continuityKeys, asked.anonDistinctId) } : {}),
       flagKeys: asked.flagKeys,
       now: Date.now(),
-      hashes: hashes.slotsOf(compiled, asked.distinctId),
+      remembered: memo.of(compiled, asked.distinctId),
     })
     return failed ? { ...result, errorsWhileComputingFlags: true } : result
   }

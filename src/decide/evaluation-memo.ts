@@ -1,0 +1,57 @@
+import type { LRUCache } from 'lru-cache'
+import { boundedCache } from '../kernel/bounded-cache.js'
+import type { CompiledFlagSet } from './compile.js'
+import type { Properties } from './match-context.js'
+import type { FlagEvaluation } from './results.js'
+
+/** Identifiers remembered at most, per flag set. */
+const IDENTIFIERS = 100_000
+/**
+ * Words remembered at most, per flag set, each 8 bytes: two hash slots and one evaluation a
+ * flag, and about two words for each property key kept. 3,000,000 words are 24 MiB.
+ */
+const WORDS = 3_000_000
+
+/** What decide remembers of one identifier under one flag set. */
+export interface Remembered {
+  /** Rollout and variant bucketing hashes by flag position (two slots a flag), NaN until computed. */
+  readonly hashes: Float64Array
+  /**
+   * The person properties `evaluations` were made for, only the keys the flags read, all of them
+   * primitive values; null when none are kept.
+   */
+  props: Properties | null
+  /**
+   * By flag position, the evaluation of each flag that reads nothing but the identifier and
+   * these properties (`CompiledFlag.rememberable`); undefined until made.
+   */
+  readonly evaluations: (FlagEvaluation | undefined)[]
+}
+
+/**
+ * The bucketing hashes and evaluations of the identifiers decide was asked about lately, per
+ * compiled flag set. SDKs ask for the same person's flags again and again (each page load, each
+ * server request): each of a person's rollout and variant hashes is a SHA-1 that never changes
+ * while the flags do not, and a flag that reads no clock, group, cohort or other flag answers the
+ * same while the person's properties it reads are the same. A new flag set (any flag changed)
+ * starts with nothing remembered.
+ */
+export class EvaluationMemo {
+  private readonly bySet = new WeakMap<CompiledFlagSet, LRUCache<string, Remembered>>()
+
+  /** What is remembered of `identifier` under `definitions`, made empty when it was not remembered. */
+  of(definitions: CompiledFlagSet, identifier: string): Remembered {
+    let identifiers = this.bySet.get(definitions)
+    if (identifiers === undefined) {
+      const words = Math.max(1, definitions.size * 3 + definitions.propertyKeys.length * 2)
+      identifiers = boundedCache<string, Remembered>({ max: IDENTIFIERS, maxSize: WORDS, sizeOf: () => words })
+      this.bySet.set(definitions, identifiers)
+    }
+    let remembered = identifiers.get(identifier)
+    if (remembered === undefined) {
+      remembered = { hashes: new Float64Array(definitions.size * 2).fill(Number.NaN), props: null, evaluations: new Array<FlagEvaluation | undefined>(definitions.size) }
+      identifiers.set(identifier, remembered)
+    }
+    return remembered
+  }
+}
