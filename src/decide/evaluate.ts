@@ -142,7 +142,15 @@ export const evaluateFlags = (input: EvaluationInput): EvaluationResult => {
     }
   }
   if (byPosition !== null) for (const evaluation of byPosition) if (evaluation) flags.push(evaluation)
-  return { flags, errorsWhileComputingFlags: errors }
+  return { flags: input.remembered ? sameAsLast(input.remembered, flags) : flags, errorsWhileComputingFlags: errors }
+}
+
+/** The remembered list of flags when `flags` holds the same evaluations; otherwise `flags`, frozen and remembered. */
+const sameAsLast = (remembered: Remembered, flags: FlagEvaluation[]): readonly FlagEvaluation[] => {
+  const last = remembered.flags
+  if (last !== null && last.length === flags.length && flags.every((evaluation, i) => evaluation === last[i])) return last
+  remembered.flags = Object.freeze(flags)
+  return flags
 }
 
 /**

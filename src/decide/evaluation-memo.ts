@@ -26,6 +26,11 @@ export interface Remembered {
    * these properties (`CompiledFlag.rememberable`); undefined until made.
    */
   readonly evaluations: (FlagEvaluation | undefined)[]
+  /**
+   * The flags the last request was answered with, frozen: given again to a request whose
+   * evaluations are the same, so that what is written of them is written once (see `decideBody`).
+   */
+  flags: readonly FlagEvaluation[] | null
 }
 
 /**
@@ -49,7 +54,7 @@ export class EvaluationMemo {
     }
     let remembered = identifiers.get(identifier)
     if (remembered === undefined) {
-      remembered = { hashes: new Float64Array(definitions.size * 2).fill(Number.NaN), props: null, evaluations: new Array<FlagEvaluation | undefined>(definitions.size) }
+      remembered = { hashes: new Float64Array(definitions.size * 2).fill(Number.NaN), props: null, evaluations: new Array<FlagEvaluation | undefined>(definitions.size), flags: null }
       identifiers.set(identifier, remembered)
     }
     return remembered

@@ -1,5 +1,5 @@
 import type { DecideConfig } from './decide-config.js'
-import type { DecideRouting } from './responses.js'
+import type { DecideFormat, DecideRouting } from './responses.js'
 import type { EvaluationResult, FlagEvaluation } from './results.js'
 
 export interface DecideBodyOptions {
@@ -130,6 +130,26 @@ const closingMembers = (result: EvaluationResult, options: DecideBodyOptions): s
 }
 
 /**
+ * The flag members written for a frozen list of flags, by format: decide gives a person the same
+ * frozen list while its evaluations stay the same (see `EvaluationMemo`). An entry goes with its list.
+ */
+const listTexts = new WeakMap<readonly FlagEvaluation[], Partial<Record<DecideFormat, string>>>()
+
+const FLAG_MEMBERS: Record<DecideFormat, (flags: readonly FlagEvaluation[]) => string> = {
+  v1: v1Members,
+  v2: (flags) => v2Members(inKeyOrder(flags)),
+  v3: (flags) => v3Members(inKeyOrder(flags)),
+  detailed: (flags) => detailedMembers(inKeyOrder(flags)),
+}
+
+const flagMembers = (format: DecideFormat, flags: readonly FlagEvaluation[]): string => {
+  if (!Object.isFrozen(flags)) return FLAG_MEMBERS[format](flags)
+  let texts = listTexts.get(flags)
+  if (texts === undefined) listTexts.set(flags, texts = {})
+  return texts[format] ??= FLAG_MEMBERS[format](flags)
+}
+
+/**
  * A decide body as JSON text, written directly rather than through objects whose keys are flag
  * keys (building such an object costs more than writing the whole body this way): the
  * configuration's keys when the route includes them, then the routed format's members. Flag keys
@@ -137,10 +157,6 @@ const closingMembers = (result: EvaluationResult, options: DecideBodyOptions): s
  */
 export const decideBody = (routing: DecideRouting, result: EvaluationResult, options: DecideBodyOptions): string => {
   const config = membersOf(routing.includeConfig ? options.config : null)
-  switch (routing.format) {
-    case 'v1': return `{${config}${v1Members(result.flags)}}`
-    case 'v2': return `{${config}${v2Members(inKeyOrder(result.flags))}}`
-    case 'v3': return `{${config}${v3Members(inKeyOrder(result.flags))}${closingMembers(result, options)}}`
-    case 'detailed': return `{${config}${detailedMembers(inKeyOrder(result.flags))}${closingMembers(result, options)}}`
-  }
+  const members = flagMembers(routing.format, result.flags)
+  return routing.format === 'v1' || routing.format === 'v2' ? `{${config}${members}}` : `{${config}${members}${closingMembers(result, options)}}`
 }

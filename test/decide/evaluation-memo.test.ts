@@ -3,10 +3,14 @@ import { compileFlags } from '../../src/decide/compile.js'
 import type { FlagDefinitionSet, PropertyFilter } from '../../src/decide/definitions.js'
 import { evaluateFlags, type EvaluationInput } from '../../src/decide/evaluate.js'
 import { EvaluationMemo } from '../../src/decide/evaluation-memo.js'
+import { decideBody } from '../../src/decide/response-json.js'
+import type { DecideFormat } from '../../src/decide/responses.js'
 import { differentialDefinitions, randomCase } from './support/differential-flags.js'
 import { flag, seededRandom } from './support/flags.js'
 
 const CASES = 3000
+const FORMATS: readonly DecideFormat[] = ['v1', 'v2', 'v3', 'detailed']
+const BODY = { requestId: 'request' }
 const DAY = 86_400_000
 
 const person = (key: string, operator: string, value: PropertyFilter['value']): PropertyFilter => ({ key, operator, value, type: 'person' })
@@ -36,9 +40,11 @@ t.test('remembered hashes and evaluations give the same answers as everything ma
   let nowMs = Date.now()
   // A few people asked about again and again, as SDKs ask: mostly with the properties of their
   // last request, sometimes with one of them changed, or with all of them new.
-  const people = Array.from({ length: 40 }, (_, i) => ({ distinctId: randomCase(random, i, nowMs).distinctId, last: null as EvaluationInput | null }))
+  const people = Array.from({ length: 40 }, (_, i) => ({ distinctId: randomCase(random, i, nowMs).distinctId, last: null as EvaluationInput | null, flags: null as readonly unknown[] | null }))
   let differing = 0
+  let differingBodies = 0
   let reused = 0
+  let sameList = 0
   for (let i = 0; i < CASES; i++) {
     // The clock moves on, now and then by days: flags reading relative dates change their answer.
     nowMs += random() < 0.1 ? Math.floor(random() * 60 * DAY) : Math.floor(random() * 1000)
@@ -64,9 +70,15 @@ t.test('remembered hashes and evaluations give the same answers as everything ma
     const afresh = evaluateFlags(input)
     const withMemo = evaluateFlags({ ...input, remembered })
     if (JSON.stringify(afresh) !== JSON.stringify(withMemo)) differing++
+    if (withMemo.flags === someone.flags) sameList++
+    someone.flags = withMemo.flags
+    // A list given again has its texts written once: they must be what a list made afresh reads as.
+    for (const format of FORMATS) if (decideBody({ format, includeConfig: false }, withMemo, BODY) !== decideBody({ format, includeConfig: false }, afresh, BODY)) differingBodies++
   }
   t.equal(differing, 0, `${CASES} evaluations agree`)
+  t.equal(differingBodies, 0, 'and so do their bodies in every format')
   t.ok(reused > CASES * 0.4, `many evaluations could read remembered ones (${reused})`)
+  t.ok(sameList > CASES * 0.04, `many requests were given the list their person was given last (${sameList})`)
 })
 
 t.test('only flags that read nothing but the person\'s properties are remembered, and only for the same properties', async (t) => {
