@@ -101,20 +101,35 @@ const fromSeconds = (seconds: number): number | null => {
   return Number.isFinite(ms) && Math.abs(ms) <= MAX_DATE_MS ? ms : null
 }
 
+/** A filter's date value, parsed once: a fixed instant, a relative date, or unparseable (null). */
+export type FilterDate = { readonly fixed: number } | { readonly relative: RelativeDate } | null
+
 /**
- * A person/group property as a date: numbers and numeric strings are Unix seconds (fractions
- * allowed), other strings go through {@link parseDateString}; anything else is no date.
+ * A person/group property string as a date, before any clock is read: numeric strings are Unix
+ * seconds (fractions allowed), then a relative date, then the absolute forms; null when none.
+ */
+export const parsePropertyDate = (text: string): FilterDate => {
+  const number = parseF64(text)
+  if (number !== null) {
+    const fixed = fromSeconds(number)
+    return fixed === null ? null : { fixed }
+  }
+  const relative = parseRelativeDate(text)
+  if (relative) return { relative }
+  const fixed = parseAbsoluteDate(text)
+  return fixed === null ? null : { fixed }
+}
+
+/**
+ * A person/group property as a date: numbers are Unix seconds, strings as `parsePropertyDate`
+ * reads them; anything else is no date.
  */
 export const propertyDate = (value: unknown, nowMs: number): number | null => {
   if (typeof value === 'number') return fromSeconds(value)
   if (typeof value !== 'string') return null
-  const number = parseF64(value)
-  if (number !== null) return fromSeconds(number)
-  return parseDateString(value, nowMs)
+  const date = parsePropertyDate(value)
+  return date === null ? null : resolveFilterDate(date, nowMs)
 }
-
-/** A filter's date value, parsed once: a fixed instant, a relative date, or unparseable (null). */
-export type FilterDate = { readonly fixed: number } | { readonly relative: RelativeDate } | null
 
 export const compileFilterDate = (value: unknown): FilterDate => {
   if (typeof value !== 'string') return null

@@ -6,6 +6,8 @@ import type { EvaluationResult, FlagEvaluation, FlagValue } from './results.js'
 
 const EMPTY: Properties = Object.freeze(Object.create(null) as Record<string, unknown>)
 const NO_COHORTS: ReadonlySet<string> = new Set()
+/** Date strings kept parsed with a remembered person at most, past those one request reads. */
+const KEPT_DATE_STRINGS = 64
 /** The results map of a flag set without dependencies: no matcher reads it and none is written. */
 const NO_RESULTS: Map<string, FlagValue> = new Map()
 
@@ -90,6 +92,7 @@ const evaluationsFor = (remembered: Remembered | undefined, keys: readonly strin
   }
   if (same) return remembered.evaluations
   remembered.evaluations.fill(undefined)
+  remembered.dates.clear()
   remembered.props = null
   const snapshot = Object.create(null) as Record<string, unknown>
   for (const key of keys) {
@@ -120,6 +123,13 @@ export const evaluateFlags = (input: EvaluationInput): EvaluationResult => {
     hashes: input.remembered?.hashes ?? null,
   }
   const remembered = evaluationsFor(input.remembered, definitions.propertyKeys, personProps)
+  // Parsing a string does not depend on whose property it is: the remembered ones are kept with
+  // the person's properties, and a few more that requests' groups bring, to a bound.
+  if (remembered !== null) {
+    const { dates } = input.remembered!
+    if (dates.size > KEPT_DATE_STRINGS) dates.clear()
+    context.dates = dates
+  }
   const person: Subject = { identifier: input.distinctId, baseIdentifier: input.distinctId, props: personProps, personProps }
   // Evaluated in dependency order, reported in definition order; the same order without dependencies.
   const byPosition: (FlagEvaluation | undefined)[] | null = definitions.hasDependencies ? new Array(definitions.size) : null

@@ -1,6 +1,7 @@
 import type { LRUCache } from 'lru-cache'
 import { boundedCache } from '../kernel/bounded-cache.js'
 import type { CompiledFlagSet } from './compile.js'
+import type { FilterDate } from './dates.js'
 import type { Properties } from './match-context.js'
 import type { FlagEvaluation } from './results.js'
 
@@ -31,6 +32,8 @@ export interface Remembered {
    * evaluations are the same, so that what is written of them is written once (see `decideBody`).
    */
   flags: readonly FlagEvaluation[] | null
+  /** Date strings of `props` read by date filters, parsed (relative ones are resolved by each request). */
+  readonly dates: Map<string, FilterDate>
 }
 
 /**
@@ -54,7 +57,7 @@ export class EvaluationMemo {
     }
     let remembered = identifiers.get(identifier)
     if (remembered === undefined) {
-      remembered = { hashes: new Float64Array(definitions.size * 2).fill(Number.NaN), props: null, evaluations: new Array<FlagEvaluation | undefined>(definitions.size), flags: null }
+      remembered = { hashes: new Float64Array(definitions.size * 2).fill(Number.NaN), props: null, evaluations: new Array<FlagEvaluation | undefined>(definitions.size), flags: null, dates: new Map() }
       identifiers.set(identifier, remembered)
     }
     return remembered

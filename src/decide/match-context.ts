@@ -1,3 +1,4 @@
+import type { FilterDate } from './dates.js'
 import type { FlagValue } from './results.js'
 
 export type Properties = Readonly<Record<string, unknown>>
@@ -13,8 +14,11 @@ export interface MatchContext {
   readonly results: Map<string, FlagValue>
   /** Set by a matcher that met a missing or cyclic dependency (a cohort). */
   failed: boolean
-  /** Date property strings read so far in this request, as instants (null: no date); made by the first date filter. */
-  dates?: Map<string, number | null>
+  /**
+   * Date property strings read so far, parsed (null: no date): this request's, made by the first
+   * date filter, or those of the person's remembered properties (see `EvaluationMemo`).
+   */
+  dates?: Map<string, FilterDate>
   /** The identifier whose bucketing hashes `hashes` keeps (see `EvaluationMemo`), or null. */
   hashedFor?: string | null
   /** Its rollout and variant hashes by flag position (two slots per flag, NaN until computed). */

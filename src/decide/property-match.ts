@@ -1,4 +1,4 @@
-import { compileFilterDate, propertyDate, resolveFilterDate } from './dates.js'
+import { compileFilterDate, parsePropertyDate, propertyDate, resolveFilterDate } from './dates.js'
 import type { PropertyFilter } from './definitions.js'
 import { noMatch, type MatchContext, type Matcher } from './match-context.js'
 import { compilePattern } from './regex.js'
@@ -79,16 +79,20 @@ const rangeOf = (operator: string, expected: unknown): VersionRange | null => {
   return operator === 'semver_tilde' ? tildeRange(version) : caretRange(version)
 }
 
-/** A property as a date, strings parsed once per request however many filters read them. */
+/**
+ * A property as a date. Strings are parsed once however many filters read them (once per
+ * request, or once while a person's properties are remembered), and resolved against the
+ * request's clock each time.
+ */
 const contextDate = (context: MatchContext, value: unknown): number | null => {
   if (typeof value !== 'string') return propertyDate(value, context.nowMs)
   const dates = context.dates ??= new Map()
   let date = dates.get(value)
   if (date === undefined) {
-    date = propertyDate(value, context.nowMs)
+    date = parsePropertyDate(value)
     dates.set(value, date)
   }
-  return date
+  return date === null ? null : resolveFilterDate(date, context.nowMs)
 }
 
 const dateMatcher = (key: string, expected: unknown, accept: (property: number, filter: number) => boolean): Matcher => {

@@ -52,7 +52,8 @@ t.test('remembered hashes and evaluations give the same answers as everything ma
     const someone = people[i % people.length]!
     const roll = random()
     const extra = { app_version: ['1.1.9', '1.2.0', '2.0.0'][i % 3], '$feature_enrollment/early': [true, false, undefined][i % 3] }
-    const fresh = { ...c.personProperties, ...extra }
+    // Now and then a relative date as the property: parsed once, it is still read against each request's clock.
+    const fresh = { ...c.personProperties, ...extra, ...(i % 4 === 0 ? { signed_up: `-${i % 90}d` } : {}) }
     const props = someone.last === null || roll < 0.2 ? fresh
       : roll < 0.5 ? someone.last.personProperties!
         : roll < 0.7 ? JSON.parse(JSON.stringify(someone.last.personProperties)) as Record<string, unknown>
