@@ -99,19 +99,37 @@ const median = (values: readonly number[]): number => [...values].sort((a, b) =>
  * least one). On a machine whose speed drifts from second to second, each ratio compares two
  * neighbouring runs, and the median ratio is the figure.
  */
-export const compareWithBare = async (bare: LoadOptions, served: LoadOptions): Promise<Comparison> => {
+export const compareWithBare = async (bare: LoadOptions, served: LoadOptions): Promise<Comparison> =>
+  (await compareEachWithBare(bare, [served]))[0]!
+
+/**
+ * Several served routes against one bare route, in the same rounds: bare, then each served route
+ * in turn. Each round's ratios share that round's bare run, so two routes' shares can be told
+ * apart round by round (see `roundGaps`) without the bare route's drift between two separate
+ * comparisons.
+ */
+export const compareEachWithBare = async (bare: LoadOptions, served: readonly LoadOptions[]): Promise<Comparison[]> => {
   await load({ ...bare, durationMs: WARM_UP_MS })
-  await load({ ...served, durationMs: WARM_UP_MS })
-  const durationMs = Math.max(1000, Math.ceil(served.durationMs / ROUNDS / 1000) * 1000)
-  const pairs: { bare: LoadResult; served: LoadResult; percent: number }[] = []
+  for (const options of served) await load({ ...options, durationMs: WARM_UP_MS })
+  const durationMs = Math.max(1000, Math.ceil(bare.durationMs / ROUNDS / 1000) * 1000)
+  const rounds: { bare: LoadResult; served: LoadResult[] }[] = []
   for (let round = 0; round < ROUNDS; round++) {
     const baseline = await load({ ...bare, durationMs })
-    const measured = await load({ ...served, durationMs })
-    pairs.push({ bare: baseline, served: measured, percent: (100 * measured.perSecond) / baseline.perSecond })
+    const measured: LoadResult[] = []
+    for (const options of served) measured.push(await load({ ...options, durationMs }))
+    rounds.push({ bare: baseline, served: measured })
   }
-  const percents = pairs.map((pair) => pair.percent)
-  const middle = pairs[percents.indexOf(median(percents))]!
-  return { percent: middle.percent, bare: middle.bare, served: middle.served, rounds: percents }
+  return served.map((_, i) => {
+    const percents = rounds.map((round) => (100 * round.served[i]!.perSecond) / round.bare.perSecond)
+    const middle = rounds[percents.indexOf(median(percents))]!
+    return { percent: median(percents), bare: middle.bare, served: middle.served[i]!, rounds: percents }
+  })
+}
+
+/** Round by round, how many points `lower` is below `higher` (two comparisons of one `compareEachWithBare`), and their median. */
+export const roundGaps = (higher: Comparison, lower: Comparison): { readonly median: number; readonly rounds: readonly number[] } => {
+  const rounds = higher.rounds.map((percent, i) => percent - lower.rounds[i]!)
+  return { median: median(rounds), rounds }
 }
 
 /** How a comparison reads in a figure's note. */
