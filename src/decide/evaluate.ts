@@ -1,4 +1,5 @@
 import type { CompiledFlag, CompiledFlagSet } from './compile.js'
+import type { FilterDate } from './dates.js'
 import { evaluateFlag, type Subject } from './evaluate-flag.js'
 import type { Remembered } from './evaluation-memo.js'
 import type { MatchContext, Properties } from './match-context.js'
@@ -6,8 +7,6 @@ import type { EvaluationResult, FlagEvaluation, FlagValue } from './results.js'
 
 const EMPTY: Properties = Object.freeze(Object.create(null) as Record<string, unknown>)
 const NO_COHORTS: ReadonlySet<string> = new Set()
-/** Date strings kept parsed with a remembered person at most, past those one request reads. */
-const KEPT_DATE_STRINGS = 64
 /** The results map of a flag set without dependencies: no matcher reads it and none is written. */
 const NO_RESULTS: Map<string, FlagValue> = new Map()
 
@@ -123,13 +122,10 @@ export const evaluateFlags = (input: EvaluationInput): EvaluationResult => {
     hashes: input.remembered?.hashes ?? null,
   }
   const remembered = evaluationsFor(input.remembered, definitions.propertyKeys, personProps)
-  // Parsing a string does not depend on whose property it is: the remembered ones are kept with
-  // the person's properties, and a few more that requests' groups bring, to a bound.
-  if (remembered !== null) {
-    const { dates } = input.remembered!
-    if (dates.size > KEPT_DATE_STRINGS) dates.clear()
-    context.dates = dates
-  }
+  // Date strings of the remembered properties stay parsed with them; others (a group's, or the
+  // properties of a request that keeps none) are parsed for this request only.
+  const keptDates = remembered !== null ? input.remembered!.dates : undefined
+  let requestDates: Map<string, FilterDate> | undefined
   const person: Subject = { identifier: input.distinctId, baseIdentifier: input.distinctId, props: personProps, personProps }
   // Evaluated in dependency order, reported in definition order; the same order without dependencies.
   const byPosition: (FlagEvaluation | undefined)[] | null = definitions.hasDependencies ? new Array(definitions.size) : null
@@ -141,7 +137,10 @@ export const evaluateFlags = (input: EvaluationInput): EvaluationResult => {
     const rememberable = remembered !== null && flag.rememberable && subject === person
     let evaluation = rememberable ? remembered[flag.position] : undefined
     if (evaluation === undefined) {
+      const keeps = keptDates !== undefined && subject === person
+      context.dates = keeps ? keptDates : requestDates
       evaluation = evaluateFlag(flag, subject, context)
+      if (!keeps) requestDates = context.dates
       if (rememberable && !evaluation.failed) remembered[flag.position] = evaluation
     }
     if (evaluation.failed) errors = true

@@ -9,7 +9,8 @@ import type { FlagEvaluation } from './results.js'
 const IDENTIFIERS = 100_000
 /**
  * Words remembered at most, per flag set, each 8 bytes: two hash slots and one evaluation a
- * flag, and about two words for each property key kept. 3,000,000 words are 24 MiB.
+ * flag, and about four words for each property key kept (its value, and its date when parsed as
+ * one). 3,000,000 words are 24 MiB.
  */
 const WORDS = 3_000_000
 
@@ -32,7 +33,7 @@ export interface Remembered {
    * evaluations are the same, so that what is written of them is written once (see `decideBody`).
    */
   flags: readonly FlagEvaluation[] | null
-  /** Date strings of `props` read by date filters, parsed (relative ones are resolved by each request). */
+  /** Date strings of `props` read by date filters, parsed (relative ones are resolved by each request): one at most a key. */
   readonly dates: Map<string, FilterDate>
 }
 
@@ -51,7 +52,7 @@ export class EvaluationMemo {
   of(definitions: CompiledFlagSet, identifier: string): Remembered {
     let identifiers = this.bySet.get(definitions)
     if (identifiers === undefined) {
-      const words = Math.max(1, definitions.size * 3 + definitions.propertyKeys.length * 2)
+      const words = Math.max(1, definitions.size * 3 + definitions.propertyKeys.length * 4)
       identifiers = boundedCache<string, Remembered>({ max: IDENTIFIERS, maxSize: WORDS, sizeOf: () => words })
       this.bySet.set(definitions, identifiers)
     }

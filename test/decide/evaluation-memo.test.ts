@@ -30,6 +30,10 @@ const definitions: FlagDefinitionSet = {
     flag('version', { groups: [{ properties: [person('app_version', 'semver_gte', '1.2.0')] }] }),
     flag('signed-up-day', { groups: [{ properties: [person('signed_up', 'is_date_exact', '-400d')] }] }),
     flag('continuity', { groups: [{ properties: [], rollout_percentage: 50 }] }, { ensure_experience_continuity: true }),
+    flag('company-founded', {
+      aggregation_group_type_index: 0,
+      groups: [{ properties: [{ key: 'founded', operator: 'is_date_before', value: '-1y', type: 'group', group_type_index: 0 }] }],
+    }),
   ],
 }
 
@@ -62,7 +66,9 @@ t.test('remembered hashes and evaluations give the same answers as everything ma
             : { ...someone.last.personProperties, plan: ['pro', 'team'] }
     const input: EvaluationInput = {
       definitions: compiled, distinctId: someone.distinctId, personProperties: props,
-      groups: random() < 0.2 ? { company: someone.distinctId } : c.groups, groupProperties: c.groupProperties, now: nowMs,
+      groups: random() < 0.2 ? { company: someone.distinctId } : c.groups, now: nowMs,
+      // A group's date: a new one in each request, which must not pile up with the person's.
+      groupProperties: { company: { ...c.groupProperties['company'], founded: new Date(nowMs - Math.floor(random() * 800 * DAY)).toISOString() } },
       ...(random() < 0.2 ? { hashKeyOverrides: { continuity: `anon-${i % 7}` } } : {}),
     }
     someone.last = input
@@ -79,6 +85,11 @@ t.test('remembered hashes and evaluations give the same answers as everything ma
   t.equal(differing, 0, `${CASES} evaluations agree`)
   t.equal(differingBodies, 0, 'and so do their bodies in every format')
   t.ok(reused > CASES * 0.4, `many evaluations could read remembered ones (${reused})`)
+  const strangers = people.flatMap(({ distinctId }) => {
+    const { dates, props } = memo.of(compiled, distinctId)
+    return [...dates.keys()].filter((text) => !Object.values(props ?? {}).includes(text))
+  })
+  t.same(strangers, [], 'the date strings kept with a person are values of its kept properties')
   t.ok(sameList > CASES * 0.04, `many requests were given the list their person was given last (${sameList})`)
 })
 
