@@ -154,11 +154,15 @@ export const evaluateFlags = (input: EvaluationInput): EvaluationResult => {
   return { flags: input.remembered ? sameAsLast(input.remembered, flags) : flags, errorsWhileComputingFlags: errors }
 }
 
-/** The remembered list of flags when `flags` holds the same evaluations; otherwise `flags`, frozen and remembered. */
+/**
+ * The remembered list of flags when `flags` holds the same evaluations, frozen from its second
+ * use on (a frozen list has its texts written once, see `decideBody`); otherwise `flags`,
+ * remembered for the next request.
+ */
 const sameAsLast = (remembered: Remembered, flags: FlagEvaluation[]): readonly FlagEvaluation[] => {
   const last = remembered.flags
-  if (last !== null && last.length === flags.length && flags.every((evaluation, i) => evaluation === last[i])) return last
-  remembered.flags = Object.freeze(flags)
+  if (last !== null && last.length === flags.length && flags.every((evaluation, i) => evaluation === last[i])) return Object.freeze(last)
+  remembered.flags = flags
   return flags
 }
 

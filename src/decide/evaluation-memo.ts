@@ -29,7 +29,7 @@ export interface Remembered {
    */
   readonly evaluations: (FlagEvaluation | undefined)[]
   /**
-   * The flags the last request was answered with, frozen: given again to a request whose
+   * The flags the last request was answered with: given again, frozen, to a request whose
    * evaluations are the same, so that what is written of them is written once (see `decideBody`).
    */
   flags: readonly FlagEvaluation[] | null
