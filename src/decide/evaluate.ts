@@ -37,7 +37,7 @@ export interface EvaluationInput {
    * those properties are the same and filled in as they are made. Without it, everything is
    * computed afresh.
    */
-  readonly remembered?: Remembered
+  readonly remembered?: Remembered | undefined
 }
 
 const own = <T>(record: Readonly<Record<string, T>> | undefined, key: string): T | undefined =>

@@ -73,7 +73,7 @@ t.test('remembered hashes and evaluations give the same answers as everything ma
     }
     someone.last = input
     const remembered = memo.of(compiled, someone.distinctId)
-    if (remembered.evaluations.some((evaluation) => evaluation !== undefined) && remembered.props !== null) reused++
+    if (remembered !== undefined && remembered.evaluations.some((evaluation) => evaluation !== undefined) && remembered.props !== null) reused++
     const afresh = evaluateFlags(input)
     const withMemo = evaluateFlags({ ...input, remembered })
     if (JSON.stringify(afresh) !== JSON.stringify(withMemo)) differing++
@@ -86,7 +86,7 @@ t.test('remembered hashes and evaluations give the same answers as everything ma
   t.equal(differingBodies, 0, 'and so do their bodies in every format')
   t.ok(reused > CASES * 0.4, `many evaluations could read remembered ones (${reused})`)
   const strangers = people.flatMap(({ distinctId }) => {
-    const { dates, props } = memo.of(compiled, distinctId)
+    const { dates, props } = memo.of(compiled, distinctId)!
     return [...dates.keys()].filter((text) => !Object.values(props ?? {}).includes(text))
   })
   t.same(strangers, [], 'the date strings kept with a person are values of its kept properties')
@@ -96,7 +96,8 @@ t.test('remembered hashes and evaluations give the same answers as everything ma
 t.test('only flags that read nothing but the person\'s properties are remembered, and only for the same properties', async (t) => {
   const compiled = compileFlags(definitions)
   const memo = new EvaluationMemo()
-  const remembered = memo.of(compiled, 'ada')
+  memo.of(compiled, 'ada')
+  const remembered = memo.of(compiled, 'ada')!
   const nowMs = Date.now()
   const props = { plan: 'pro', email: 'ada@example.com', name: 'ada', age: 36, signed_up: new Date(nowMs - 20 * DAY).toISOString(), beta: true, score: 42 }
   const first = evaluateFlags({ definitions: compiled, distinctId: 'ada', personProperties: props, groups: { company: 'acme' }, groupProperties: { company: { tier: 'gold' } }, now: nowMs, remembered })
@@ -130,16 +131,28 @@ t.test('only flags that read nothing but the person\'s properties are remembered
 t.test('a changed flag set starts with nothing remembered', async (t) => {
   const memo = new EvaluationMemo()
   const before = compileFlags(differentialDefinitions)
-  const remembered = memo.of(before, 'ada')
+  memo.of(before, 'ada')
+  const remembered = memo.of(before, 'ada')!
   evaluateFlags({ definitions: before, distinctId: 'ada', personProperties: { plan: 'pro', email: 'ada@example.com' }, now: Date.now(), remembered })
   t.ok(remembered.hashes.some((slot) => !Number.isNaN(slot)), 'hashes were remembered')
   t.ok(remembered.evaluations.some((evaluation) => evaluation !== undefined), 'and evaluations')
   t.equal(memo.of(before, 'ada'), remembered, 'and are found again under the same flags')
   // The same flags with each key changed: every hash differs, and none may be read from before.
   const renamed = compileFlags({ ...differentialDefinitions, flags: differentialDefinitions.flags.map((f) => ({ ...f, key: `${f.key}-2` })) })
-  const after = memo.of(renamed, 'ada')
+  const after = memo.of(renamed, 'ada')!
   t.ok(after.hashes.every((slot) => Number.isNaN(slot)), 'a new flag set has its own, empty slots')
   t.ok(after.evaluations.every((evaluation) => evaluation === undefined), 'and no evaluations')
   const input = { definitions: renamed, distinctId: 'ada', personProperties: { plan: 'pro', email: 'ada@example.com' }, now: Date.now() }
   t.same(evaluateFlags({ ...input, remembered: after }), evaluateFlags(input))
+})
+
+t.test('an identifier is remembered from its second ask on', async (t) => {
+  const memo = new EvaluationMemo()
+  const compiled = compileFlags(differentialDefinitions)
+  t.equal(memo.of(compiled, 'visitor'), undefined, 'nothing is kept for an identifier asked about once')
+  const remembered = memo.of(compiled, 'visitor')
+  t.ok(remembered, 'asked again, it is remembered')
+  t.equal(memo.of(compiled, 'visitor'), remembered, 'and found from then on')
+  const renamed = compileFlags({ ...differentialDefinitions, flags: differentialDefinitions.flags.map((f) => ({ ...f, key: `${f.key}-2` })) })
+  t.ok(memo.of(renamed, 'visitor'), 'under new flags, an identifier asked about lately is remembered at once')
 })
