@@ -91,9 +91,8 @@ const parseAbsoluteDate = (text: string): number | null => {
 
 /** A date string as the server reads it: a relative date first, then the absolute forms. */
 export const parseDateString = (text: string, nowMs: number): number | null => {
-  const relative = parseRelativeDate(text)
-  if (relative) return resolveRelativeDate(relative, nowMs)
-  return parseAbsoluteDate(text)
+  const date = compileFilterDate(text)
+  return date === null ? null : resolveFilterDate(date, nowMs)
 }
 
 const fromSeconds = (seconds: number): number | null => {
@@ -114,10 +113,7 @@ export const parsePropertyDate = (text: string): FilterDate => {
     const fixed = fromSeconds(number)
     return fixed === null ? null : { fixed }
   }
-  const relative = parseRelativeDate(text)
-  if (relative) return { relative }
-  const fixed = parseAbsoluteDate(text)
-  return fixed === null ? null : { fixed }
+  return compileFilterDate(text)
 }
 
 /**
