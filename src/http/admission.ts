@@ -4,6 +4,7 @@ import type { EventLog } from '../eventlog/port.js'
 import { Overloaded } from '../kernel/errors.js'
 import type { Projections } from '../readstore/projections.js'
 import { secondsBehind } from './health.js'
+import { meterLoopDelay } from './loop-delay.js'
 
 /** When a request is refused for load rather than served late. Each bound is off at 0. */
 export interface AdmissionBounds {
@@ -124,7 +125,8 @@ export const useAdmission = async (app: FastifyInstance, signals: AdmissionSigna
   // a process starved of the CPU for a moment) refuses nothing.
   let overLoop = 0
   let overDecideLoop = 0
-  const loopDelay = (): number => (app as unknown as { memoryUsage(): { eventLoopDelay: number } }).memoryUsage().eventLoopDelay
+  const loop = meterLoopDelay()
+  app.addHook('onClose', async () => { loop.stop() })
   const commitBehind = (): boolean => bounds.commitWaitMs > 0 && signals.appends.oldestWaitMs() > bounds.commitWaitMs
   const lagBehind = (): boolean => bounds.projectionLagSeconds > 0 && lagSeconds > bounds.projectionLagSeconds
   const busy = (): boolean => bounds.loopDelayMs > 0 && overLoop >= 2
@@ -145,7 +147,7 @@ export const useAdmission = async (app: FastifyInstance, signals: AdmissionSigna
     sampleInterval: SAMPLE_MS,
     healthCheckInterval: SAMPLE_MS,
     healthCheck: async () => {
-      const delay = loopDelay()
+      const delay = loop.meter.read()
       overLoop = delay > bounds.loopDelayMs ? overLoop + 1 : 0
       overDecideLoop = delay > bounds.decideLoopDelayMs ? overDecideLoop + 1 : 0
       readLag()
