@@ -1,9 +1,20 @@
 import { Worker } from 'node:worker_threads'
 
+/** One timed probe: when it was sent, on the clock of `now()` below, and how long its answer took, in ms. */
+export interface TimedProbe {
+  readonly at: number
+  readonly ms: number
+}
+
 export interface Prober {
   /** Stops probing and gives each timed answer's time, in milliseconds. */
   stop(): Promise<number[]>
+  /** Stops probing and gives each timed probe with when it was sent. */
+  stopTimed(): Promise<TimedProbe[]>
 }
+
+/** A clock every thread of the process shares, in ms: what `TimedProbe.at` is read on. */
+export const now = (): number => performance.timeOrigin + performance.now()
 
 /**
  * Probes `url` from a thread of its own, so that the times are the service's: the test's own
@@ -19,13 +30,15 @@ export const startProber = async (url: string, intervalMs: number): Promise<Prob
   const next = () => Promise.race([new Promise<unknown>((resolve) => worker.once('message', resolve)), failed])
   const ready = await next()
   if (ready !== 'ready') throw new Error(`the prober thread sent ${JSON.stringify(ready)} before it was ready`)
+  const stopTimed = async (): Promise<TimedProbe[]> => {
+    const probes = next()
+    worker.postMessage('stop')
+    const result = (await probes) as TimedProbe[]
+    await worker.terminate()
+    return result
+  }
   return {
-    async stop() {
-      const times = next()
-      worker.postMessage('stop')
-      const result = (await times) as number[]
-      await worker.terminate()
-      return result
-    },
+    stopTimed,
+    async stop() { return (await stopTimed()).map((probe) => probe.ms) },
   }
 }
