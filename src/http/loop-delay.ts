@@ -35,7 +35,7 @@ export class LoopDelayMeter {
 }
 
 /** A meter over a histogram of this process's loop, and how to stop it. */
-export const meterLoopDelay = (): { meter: LoopDelayMeter, stop: () => void } => {
+export const meterLoopDelay = (): { meter: LoopDelayMeter; stop: () => void } => {
   const histogram = monitorEventLoopDelay({ resolution: RESOLUTION_MS })
   histogram.enable()
   return { meter: new LoopDelayMeter(histogram), stop: () => histogram.disable() }

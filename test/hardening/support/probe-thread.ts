@@ -1,4 +1,5 @@
 import { parentPort, workerData } from 'node:worker_threads'
+import { now } from './prober.js'
 
 /**
  * Fetches `url` once untimed and says it is ready, then every `intervalMs` (after each answer)
@@ -15,9 +16,9 @@ parentPort!.once('message', () => { running = false })
 await fetchOnce()
 parentPort!.postMessage('ready')
 while (running) {
-  const started = performance.now()
+  const started = now()
   await fetchOnce()
-  times.push({ at: performance.timeOrigin + started, ms: performance.now() - started })
+  times.push({ at: started, ms: now() - started })
   await new Promise((resolve) => setTimeout(resolve, intervalMs))
 }
 parentPort!.postMessage(times)
