@@ -182,9 +182,11 @@ t.test('a started service under heavy ingestion requests', async (t) => {
       for (let i = 0; i < 1_000_000; i++) properties[`k${i}`] = 1
       return properties
     }
-    const event = { event: 'e', uuid: randomUUID(), distinct_id: 'd', timestamp: new Date().toISOString(), properties: million() }
-    const v1Body = gzipSync(JSON.stringify({ created_at: new Date().toISOString(), batch: [event] }))
-    const decideBody = (sent: string) => gzipSync(JSON.stringify({ token: sent, distinct_id: 'd', person_properties: million() }))
+    // Made and written out once (a second or two each): the three bodies carry the same properties.
+    const properties = JSON.stringify(million())
+    const event = `{"event":"e","uuid":"${randomUUID()}","distinct_id":"d","timestamp":"${new Date().toISOString()}","properties":${properties}}`
+    const v1Body = gzipSync(`{"created_at":"${new Date().toISOString()}","batch":[${event}]}`)
+    const decideBody = (sent: string) => gzipSync(`{"token":${JSON.stringify(sent)},"distinct_id":"d","person_properties":${properties}}`)
     const [unknownDecide, knownDecide] = [decideBody('phc_unknown'), decideBody(token)]
     const decodeMs = decodeOnLoopMs(v1Body)
     collectOwnGarbage()
